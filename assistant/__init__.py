@@ -1,0 +1,29 @@
+"""Aniso: a personal assistant whose memory is anisotropic.
+
+Recent, relevant memories stay in full detail; older ones are kept in progressively
+more compressed tiers and can be unpacked again. This package is the chat loop, the
+memory controller, settings, the LLM gateway and the CLI; the memory engine lives in
+`aniso.tiers`, `aniso.profile` and `aniso.privacy`.
+
+Importing `aniso` is cheap on purpose: heavy pieces load on first use, so that
+`aniso --help` and the TUI's first paint stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from aniso.chat import Assistant
+
+__all__ = ["Assistant", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Assistant":
+        from aniso.chat import Assistant
+
+        return Assistant
+    raise AttributeError(f"module 'aniso' has no attribute {name!r}")

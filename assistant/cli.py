@@ -1,0 +1,195 @@
+"""The `aniso` command line: a thin layer over `aniso.Assistant` and the stores.
+
+Command names, flags and `--json` shapes are a contract that scripts rely on.
+Imports of heavy modules happen inside commands so that `aniso --help` is fast.
+Every AnisoError becomes one line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from aniso import __version__
+from aniso.errors import AnisoError, InputError
+
+if TYPE_CHECKING:
+    from aniso.services import Services
+    from aniso.settings import Settings
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+class AnisoGroup(click.Group):
+    """Turns every AnisoError into a one-line message and an exit status."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AnisoError as error:
+            click.echo(f"aniso: error: {error}", err=True)
+            ctx.exit(EXIT_ERROR)
+        except KeyboardInterrupt:
+            click.echo("aniso: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+class Context:
+    """Global options, turned into settings and services only when a command needs them."""
+
+    def __init__(self, overrides: dict[str, Any]) -> None:
+        self.overrides = overrides
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from aniso.settings import load_settings
+
+            self._settings = load_settings(self.overrides)
+        return self._settings
+
+    def services(self, *, temporary: bool = False) -> Services:
+        from aniso.services import build
+
+        return build(self.settings, temporary=temporary)
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(cls=AnisoGroup, invoke_without_command=True)
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where memory is stored.")
+@click.option("--model", help="A litellm model string; default: the embedded SmolLM2-135M.")
+@click.option("--now", help="Simulated current time, ISO 8601 (for scenarios and tests).")
+@click.version_option(__version__, prog_name="aniso")
+@click.pass_context
+def main(ctx: click.Context, data_dir: str | None, model: str | None, now: str | None) -> None:
+    """Aniso: a personal assistant with anisotropic tiered memory.
+
+    Run bare `aniso` for the terminal UI, `aniso chat` for a plain REPL, or
+    `aniso ask "..."` for one answer.
+    """
+    ctx.obj = Context({"data_dir": data_dir, "model": model, "now": now})
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _read_message(text: str | None) -> str:
+    if text is not None and text != "-":
+        return text
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError('no message: pass it as an argument, aniso ask "...", or on stdin')
+    from aniso.inputs import decode_input
+
+    return decode_input(sys.stdin.buffer.read(), source="stdin")
+
+
+def _stream_to(stream: Any) -> Any:
+    def write(piece: str) -> None:
+        stream.write(piece)
+        stream.flush()
+
+    return write
+
+
+@main.command()
+@click.argument("text", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the reply and its memory as JSON.")
+@click.option("--temporary", is_flag=True, help="Neither read nor write memory.")
+@pass_context
+def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> None:
+    """Answer one message and exit. TEXT may be '-' (or omitted) to read stdin."""
+    message = _read_message(text)
+    from aniso.inputs import clean_message
+
+    clean_message(message)  # refuse bad input before loading any model
+    services = context.services(temporary=temporary)
+    on_token = None if as_json else _stream_to(sys.stdout)
+    reply = services.assistant.send(message, on_token=on_token)
+    if as_json:
+        click.echo(json.dumps(_reply_json(reply), ensure_ascii=False, indent=2))
+    else:
+        if reply.text:
+            sys.stdout.write("\n")
+        for notice in reply.notices:
+            click.echo(f"aniso: {notice}", err=True)
+    if reply.error:
+        if not as_json:
+            click.echo(f"aniso: error: {reply.error} (your message was stored)", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _reply_json(reply: Any) -> dict[str, Any]:
+    return {
+        "reply": reply.text,
+        "episode_id": reply.episode_id,
+        "error": reply.error,
+        "notices": reply.notices,
+        "recalled": [
+            {
+                "block_id": item.block_id,
+                "tier": item.tier,
+                "date": item.at.isoformat(),
+                "form": item.form,
+                "outdated": item.outdated,
+                "tokens": item.tokens,
+                "text": item.text,
+            }
+            for item in reply.recalled
+        ],
+    }
+
+
+@main.command()
+@click.option("--temporary", is_flag=True, help="A chat that neither reads nor writes memory.")
+@pass_context
+def chat(context: Context, temporary: bool) -> None:
+    """A plain REPL. Type /exit or press Ctrl-D to leave."""
+    services = context.services(temporary=temporary)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        mode = " (temporary: nothing is remembered)" if temporary else ""
+        click.echo(f"Aniso {__version__} on {services.gateway.model}{mode}. /exit to leave.")
+    while True:
+        try:
+            line = input("you> " if interactive else "")
+        except EOFError:
+            break
+        if line.strip() in {"/exit", "/quit"}:
+            break
+        if not line.strip():
+            continue
+        try:
+            if interactive:
+                sys.stdout.write("aniso> ")
+            reply = services.assistant.send(line, on_token=_stream_to(sys.stdout))
+        except InputError as error:
+            click.echo(f"aniso: error: {error}", err=True)
+            continue
+        sys.stdout.write("\n")
+        for notice in reply.notices:
+            click.echo(f"aniso: {notice}", err=True)
+        if reply.error:
+            click.echo(f"aniso: error: {reply.error} (your message was stored)", err=True)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON.")
+@pass_context
+def config(context: Context, as_json: bool) -> None:
+    """Print the effective settings and where each value came from."""
+    from aniso.settings import config_file, describe
+
+    rows = describe(context.settings, context.overrides)
+    if as_json:
+        click.echo(json.dumps({"config_file": str(config_file()), "settings": rows}, indent=2))
+        return
+    width = max(len(row["name"]) for row in rows)
+    click.echo(f"# settings file: {config_file()}")
+    for row in rows:
+        click.echo(f"{row['name']:<{width}}  {row['value'] or '-'}  ({row['source']})")

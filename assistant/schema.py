@@ -1,0 +1,177 @@
+"""The storage schema: every table, in one place, as forward-only migrations.
+
+Each migration is a plain function registered with `sqlite_utils.Migrations`, run
+in its own transaction and recorded in `_sqlite_migrations`; a database never goes backwards. Add a new function at the end to
+change the schema: never edit one that has shipped.
+
+SQLite is the source of truth. The FTS tables and the Chroma collection are
+derived from it and can be rebuilt (`aniso reindex`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+MIGRATIONS = Migrations("aniso")
+
+
+@MIGRATIONS()
+def m001_core(db: sqlite_utils.Database) -> None:
+    """Episodes, blocks, links, archive, profile history, events and audit."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE episodes (
+            id INTEGER PRIMARY KEY,
+            block_id INTEGER,
+            session TEXT NOT NULL,
+            at TEXT NOT NULL,                -- ISO 8601 UTC, from the injectable clock
+            user_text TEXT NOT NULL,         -- redacted before it is written
+            reply TEXT,                      -- redacted; NULL while pending or after a failure
+            status TEXT NOT NULL DEFAULT 'pending',   -- pending | answered | failed
+            error TEXT,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            pii_types TEXT NOT NULL DEFAULT '[]',     -- types found, never values
+            salience REAL NOT NULL DEFAULT 0
+        );
+        CREATE INDEX episodes_block ON episodes(block_id, at);
+        CREATE INDEX episodes_at ON episodes(at);
+
+        CREATE TABLE blocks (
+            id INTEGER PRIMARY KEY,
+            tier TEXT NOT NULL DEFAULT 'hot',         -- hot | warm | cold
+            status TEXT NOT NULL DEFAULT 'active',    -- active | restored | archived
+            created TEXT NOT NULL,
+            last_access TEXT NOT NULL,
+            last_episode_at TEXT NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            important INTEGER NOT NULL DEFAULT 0,
+            open INTEGER NOT NULL DEFAULT 0,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            summary TEXT NOT NULL DEFAULT '',
+            keywords TEXT NOT NULL DEFAULT '[]',
+            anchors TEXT NOT NULL DEFAULT '[]',
+            centroid BLOB,                            -- mean embedding, for topic shift
+            kept_share REAL NOT NULL DEFAULT 1.0,     -- warm: share of episodes kept searchable
+            restored_from INTEGER,
+            version INTEGER NOT NULL DEFAULT 0        -- optimistic check during migration
+        );
+        CREATE INDEX blocks_tier_access ON blocks(tier, last_access);
+        CREATE INDEX blocks_last_episode ON blocks(last_episode_at);
+
+        CREATE TABLE links (
+            a INTEGER NOT NULL,
+            b INTEGER NOT NULL,                       -- a < b: one row per undirected edge
+            weight REAL NOT NULL,
+            uses INTEGER NOT NULL DEFAULT 0,
+            reason TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            PRIMARY KEY (a, b)
+        ) WITHOUT ROWID;
+        CREATE INDEX links_b ON links(b);
+
+        CREATE TABLE block_terms (
+            term TEXT NOT NULL,                       -- stemmed keyword or entity
+            block_id INTEGER NOT NULL,
+            PRIMARY KEY (term, block_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX block_terms_block ON block_terms(block_id);
+
+        CREATE TABLE archive (
+            episode_id INTEGER PRIMARY KEY,
+            block_id INTEGER NOT NULL,
+            payload BLOB NOT NULL,                    -- zlib-compressed JSON of the episode
+            archived_at TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'archived'   -- archived | restored
+        );
+        CREATE INDEX archive_block ON archive(block_id);
+
+        CREATE TABLE profile_values (
+            id INTEGER PRIMARY KEY,
+            field TEXT NOT NULL,
+            value TEXT NOT NULL,                      -- JSON
+            since TEXT NOT NULL,
+            source_episode INTEGER,
+            source TEXT NOT NULL,                     -- rules | llm | hand | import
+            ended TEXT,
+            ended_by_episode INTEGER,
+            ended_reason TEXT
+        );
+        CREATE INDEX profile_values_field ON profile_values(field, ended);
+
+        CREATE TABLE tier_events (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            block_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,                       -- migrate | compress | restore | unpack
+            from_tier TEXT,
+            to_tier TEXT,
+            detail TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX tier_events_block ON tier_events(block_id);
+
+        CREATE TABLE compaction_runs (
+            id INTEGER PRIMARY KEY,
+            started TEXT NOT NULL,
+            finished TEXT,
+            now TEXT NOT NULL,
+            report TEXT NOT NULL DEFAULT '{}'
+        );
+
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,                       -- redaction | forget | import | miss ...
+            detail TEXT NOT NULL DEFAULT '{}'         -- never a sensitive value
+        );
+
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY,
+            op TEXT NOT NULL,                         -- upsert | delete
+            ref TEXT NOT NULL,                        -- e.g. episode:12, block:3
+            queued TEXT NOT NULL
+        );
+
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE VIRTUAL TABLE episode_fts USING fts5(stems, tokenize = 'unicode61');
+        CREATE VIRTUAL TABLE block_fts USING fts5(stems, tokenize = 'unicode61');
+        """,
+    )
+
+
+def _run_script(db: sqlite_utils.Database, script: str) -> None:
+    """Run several statements inside the caller's transaction.
+
+    `sqlite3.executescript` would COMMIT first and break a migration's atomicity, so
+    statements are split with SQLite's own notion of a complete statement.
+    """
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            db.execute(pending)
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:60]}")
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Apply pending migrations, each in its own transaction; return the schema version.
+
+    The caller holds the data dir's migration lock, so two processes opening a
+    fresh data dir at once cannot both run the same migration.
+    """
+    MIGRATIONS.apply(db)
+    return schema_version(db)
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """How many of this project's migrations the database has had."""
+    return len(MIGRATIONS.applied(db))
+
+
+SCHEMA_VERSION = len(MIGRATIONS.pending(sqlite_utils.Database(memory=True)))

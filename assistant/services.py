@@ -1,0 +1,59 @@
+"""The composition root: builds every adapter from the settings, once.
+
+Nothing else constructs stores or gateways, so tests swap a piece by passing it in.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from aniso.chat import Assistant
+from aniso.clock import Clock, SimulatedClock, parse_instant, system_clock
+from aniso.controller import MemoryController
+from aniso.llm import LLMGateway
+from aniso.settings import Settings
+from aniso.storage import open_db
+
+
+@dataclass
+class Services:
+    settings: Settings
+    db: sqlite_utils.Database
+    clock: Clock
+    gateway: LLMGateway
+    controller: MemoryController
+    assistant: Assistant
+
+
+def make_clock(settings: Settings) -> Clock:
+    """The real clock, or a simulated one standing at `settings.now`."""
+    if settings.now:
+        return SimulatedClock(parse_instant(settings.now))
+    return system_clock
+
+
+def build(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    gateway: LLMGateway | None = None,
+    temporary: bool = False,
+) -> Services:
+    clock = clock or make_clock(settings)
+    db = open_db(settings.data_dir)
+    gateway = gateway or LLMGateway(settings)
+    session = f"{clock():%Y%m%dT%H%M%S}-{os.getpid()}"
+    controller = MemoryController(
+        db, settings=settings, clock=clock, session=session, temporary=temporary
+    )
+    return Services(
+        settings=settings,
+        db=db,
+        clock=clock,
+        gateway=gateway,
+        controller=controller,
+        assistant=Assistant(controller, gateway),
+    )

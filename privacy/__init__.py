@@ -1,0 +1,1 @@
+"""PII detection, redaction and policy. Every write passes through the guard first."""

@@ -1,0 +1,1 @@
+"""MemPersonal-format scenario suites (data files) and their runner."""

@@ -1,0 +1,1 @@
+"""The Textual terminal UI: a thin layer over `aniso.Assistant`."""
