@@ -8,6 +8,7 @@ one-line `ModelError`/`ConfigError` messages a user can act on.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -93,6 +94,7 @@ class LLMGateway:
     def check_model(self) -> None:
         """Fail early, as a ConfigError, when litellm cannot route the model string."""
         litellm = litellm_module()
+        litellm.utils.custom_llm_setup()
         try:
             litellm.get_llm_provider(self.model)
         except Exception as error:  # litellm raises its own BadRequestError here
@@ -102,12 +104,22 @@ class LLMGateway:
             ) from None
 
     def stream(self, request: CompletionRequest) -> Iterator[str]:
-        """Yield reply text as it arrives. Retries happen only before the first piece."""
+        """Yield reply text as it arrives.
+
+        Opening the stream and reading its first chunk are retried together, since
+        providers often fail only once iteration starts; after the first piece has
+        reached the user a failure is final (a retry would repeat text).
+        """
         litellm = litellm_module()
         self.check_model()
-        response = self._with_retries(lambda: self._call(litellm, request, stream=True))
+
+        def open_stream() -> tuple[Any, Iterator[Any]]:
+            chunks = iter(self._call(litellm, request, stream=True))
+            return next(chunks, None), chunks
+
+        first, rest = self._with_retries(open_stream)
         try:
-            for chunk in response:
+            for chunk in itertools.chain([first] if first is not None else [], rest):
                 piece = chunk.choices[0].delta.content if chunk.choices else None
                 if piece:
                     yield piece

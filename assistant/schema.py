@@ -1,8 +1,9 @@
 """The storage schema: every table, in one place, as forward-only migrations.
 
 Each migration is a plain function registered with `sqlite_utils.Migrations`, run
-in its own transaction and recorded in `_sqlite_migrations`; a database never goes backwards. Add a new function at the end to
-change the schema: never edit one that has shipped.
+in its own transaction and recorded in `_sqlite_migrations`; a database never goes
+backwards. Add a new function at the end to change the schema: never edit one that
+has shipped.
 
 SQLite is the source of truth. The FTS tables and the Chroma collection are
 derived from it and can be rebuilt (`aniso reindex`).

@@ -112,8 +112,9 @@ class Settings(BaseSettings):
     def _known_timezone(cls, value: str) -> str:
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown timezone {value!r}; use an IANA name like Europe/Berlin")
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            hint = "use an IANA name like Europe/Berlin"
+            raise ValueError(f"unknown timezone {value!r}; {hint}") from error
         return value
 
     @field_validator("compact_at")

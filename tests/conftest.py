@@ -1,0 +1,54 @@
+"""Shared fixtures: an isolated home for every test, a simulated clock, a scripted LLM.
+
+Every test gets its own data dir and config path, so nothing touches the real
+user's memory, and any real network call fails the run (pytest-socket, configured
+in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fakes import ScriptedLLM, install
+
+from aniso.clock import SimulatedClock
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for name in list(os.environ):
+        if name.startswith("ANISO_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("ANISO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ANISO_CONFIG", str(tmp_path / "config.toml"))
+    yield tmp_path / "data"
+
+
+@pytest.fixture
+def data_dir(isolated_env: Path) -> Path:
+    return isolated_env
+
+
+@pytest.fixture
+def clock() -> SimulatedClock:
+    return SimulatedClock(DAY0)
+
+
+@pytest.fixture
+def llm() -> ScriptedLLM:
+    script = ScriptedLLM()
+    install(script)
+    return script

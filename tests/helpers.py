@@ -1,0 +1,45 @@
+"""Small helpers shared by tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+RUNNER = TESTS / "cli_runner.py"
+
+
+def run_cli(
+    *args: str,
+    fake_reply: str | None = None,
+    socket_log: Path | None = None,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `aniso ARGS` as a real subprocess and return its result (bytes)."""
+    options: list[str] = []
+    if fake_reply is not None:
+        options += ["--fake-llm", fake_reply]
+    if socket_log is not None:
+        options += ["--socket-log", str(socket_log)]
+    command = [sys.executable, str(RUNNER), *options, "--", *args]
+    return subprocess.run(
+        command,
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[bytes]) -> str:
+    """The stderr of a failed command, asserted to be one line and no traceback."""
+    text = result.stderr.decode("utf-8", "replace").strip()
+    assert "Traceback" not in text, text
+    assert len(text.splitlines()) == 1, text
+    return text

@@ -1,0 +1,62 @@
+"""The data dir is private, SQLite runs in WAL mode, the schema migrates forward."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from aniso.errors import StoreError
+from aniso.schema import MIGRATIONS, SCHEMA_VERSION, schema_version
+from aniso.storage import loose_permissions, open_db
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_data_dir_and_files_are_private(data_dir: Path) -> None:
+    db = open_db(data_dir)
+    db.execute("INSERT INTO meta VALUES ('k', 'v')")
+    assert mode(data_dir) == 0o700
+    files = [p for p in data_dir.rglob("*") if p.is_file()]
+    assert files and all(mode(p) == 0o600 for p in files)
+    assert loose_permissions(data_dir) == []
+
+
+def test_wal_busy_timeout_and_schema(data_dir: Path) -> None:
+    db = open_db(data_dir)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert schema_version(db) == SCHEMA_VERSION >= 1
+    assert MIGRATIONS.pending(db) == []
+    assert {
+        "episodes",
+        "blocks",
+        "links",
+        "archive",
+        "profile_values",
+        "tier_events",
+        "audit",
+    } <= set(db.table_names())
+
+
+def test_migrations_are_idempotent(data_dir: Path) -> None:
+    open_db(data_dir).execute("INSERT INTO meta VALUES ('kept', '1')")
+    db = open_db(data_dir)
+    assert schema_version(db) == SCHEMA_VERSION
+    assert db.execute("SELECT value FROM meta WHERE key = 'kept'").fetchone()[0] == "1"
+
+
+def test_unwritable_data_dir_names_the_folder(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot use data dir .*a-file/memory"):
+        open_db(blocker / "memory")
+
+
+def test_loose_permissions_are_reported(data_dir: Path) -> None:
+    open_db(data_dir)
+    (data_dir / "aniso.db").chmod(0o644)
+    assert data_dir / "aniso.db" in loose_permissions(data_dir)
