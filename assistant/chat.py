@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aniso.controller import MemoryController
-from aniso.errors import AnisoError, ModelError
+from aniso.errors import AnisoError
 from aniso.llm import CompletionRequest, LLMGateway
 from aniso.prompt import MemoryItem
 
@@ -43,8 +43,11 @@ class Assistant:
         """Answer one message. InputError is raised before anything is stored;
         model failures come back as `Reply.error` after the message is stored."""
         observation = self.controller.observe(text)
-        recalled = self.controller.recall(observation.llm_text)
+        recalled = self.controller.recall(
+            observation.stored_text, current_episode=observation.episode_id
+        )
         messages = self.controller.assemble(observation, recalled)
+        notices = observation.notices + self.controller.warnings
         request = CompletionRequest(messages=messages, max_tokens=self.gateway.reply_max_tokens)
         pieces: list[str] = []
         try:
@@ -55,13 +58,13 @@ class Assistant:
                 if on_token is not None:
                     on_token(piece)
         except AnisoError as error:
-            message = str(error) if isinstance(error, ModelError) else f"{error}"
+            message = str(error)
             self.controller.remember_failure(observation, message)
             return Reply(
                 text="".join(pieces),
                 episode_id=observation.episode_id,
                 recalled=recalled,
-                notices=observation.notices,
+                notices=notices,
                 error=message,
             )
         reply = "".join(pieces).strip()
@@ -72,7 +75,7 @@ class Assistant:
                 text="",
                 episode_id=observation.episode_id,
                 recalled=recalled,
-                notices=observation.notices,
+                notices=notices,
                 error=message,
             )
         self.controller.remember_reply(observation, reply)
@@ -80,5 +83,5 @@ class Assistant:
             text=reply,
             episode_id=observation.episode_id,
             recalled=recalled,
-            notices=observation.notices,
+            notices=notices,
         )

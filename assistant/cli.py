@@ -193,3 +193,14 @@ def config(context: Context, as_json: bool) -> None:
     click.echo(f"# settings file: {config_file()}")
     for row in rows:
         click.echo(f"{row['name']:<{width}}  {row['value'] or '-'}  ({row['source']})")
+
+
+def _register() -> None:
+    """Sub-command groups live in their own modules; they import heavy code lazily."""
+    from aniso.cli_memory import memory, reindex
+
+    main.add_command(memory)
+    main.add_command(reindex)
+
+
+_register()

@@ -1,13 +1,21 @@
 """The memory controller: observe, recall, assemble, remember.
 
-Every user message flows through here (DESIGN §2). The controller writes the
-user's message before the model runs, so nothing is lost when the model fails.
+Every user message flows through here (DESIGN §2):
+
+    text ─► clean ─► privacy guard ─► profile extraction + merge ─► store (hot tier)
+         ─► recall ─► assemble under the token budget ─► (LLM) ─► store the reply
+
+The user's message is written before the model runs, so nothing is lost when the
+model fails; extraction failures are logged and never block the write.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 import sqlite_utils
 
@@ -16,10 +24,34 @@ from aniso.inputs import clean_message
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
 from aniso.tiers import episodes
-from aniso.tokens import count_tokens
+from aniso.tiers.memory import TieredMemory
 
+log = logging.getLogger(__name__)
 Message = dict[str, str]
 RECENT_TURNS = 6
+RECALL_LIMIT = 12
+TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
+
+
+class Redactor(Protocol):
+    """The privacy seam: `redact(text)` returns the text with sensitive spans replaced
+    by typed placeholders, the types found (never values) and a user-facing notice."""
+
+    def redact(self, text: str) -> tuple[str, list[str], str | None]: ...
+
+
+class ProfileSeam(Protocol):
+    """The profile seam: learn from a message, render the current truth, judge staleness."""
+
+    def learn(self, text: str, *, episode_id: int) -> None: ...
+
+    def prompt_text(self) -> str: ...
+
+    def is_outdated(self, text: str, at: datetime) -> bool: ...
+
+
+def _no_redaction(text: str) -> tuple[str, list[str], str | None]:
+    return text, [], None
 
 
 @dataclass(frozen=True)
@@ -33,6 +65,7 @@ class Observation:
     llm_text: str
     """What the model sees for this turn (raw or redacted, by the privacy policy)."""
     notices: list[str] = field(default_factory=list)
+    pii_types: list[str] = field(default_factory=list)
 
 
 class MemoryController:
@@ -45,44 +78,78 @@ class MemoryController:
         settings: Settings,
         clock: Clock,
         session: str,
+        memory: TieredMemory,
+        redact: Callable[[str], tuple[str, list[str], str | None]] = _no_redaction,
+        profile: ProfileSeam | None = None,
+        llm_is_local: bool = True,
         temporary: bool = False,
     ) -> None:
         self.db = db
         self.settings = settings
         self.clock = clock
         self.session = session
+        self.memory = memory
+        self.redact = redact
+        self.profile = profile
+        self.llm_is_local = llm_is_local
         self.temporary = temporary
+        self.warnings: list[str] = []
         self._temporary_turns: list[tuple[str, str]] = []
 
+    def _llm_sees_raw(self) -> bool:
+        policy = self.settings.llm_sees
+        return policy == "raw" or (policy == "auto" and self.llm_is_local)
+
     def observe(self, text: str) -> Observation:
-        """Validate and store the user's message; raises InputError before storing junk."""
+        """Validate, redact and store the user's message; InputError before storing junk."""
         cleaned = clean_message(text)
         now = self.clock()
+        redacted, types, notice = self.redact(cleaned)
+        llm_text = cleaned if self._llm_sees_raw() else redacted
+        notices = [notice] if notice else []
         if self.temporary:
-            return Observation(episode_id=0, at=now, stored_text=cleaned, llm_text=cleaned)
-        episode_id = episodes.insert_pending(
-            self.db,
-            session=self.session,
-            at=now,
-            user_text=cleaned,
-            tokens=count_tokens(cleaned),
-            pii_types=[],
-        )
-        return Observation(episode_id=episode_id, at=now, stored_text=cleaned, llm_text=cleaned)
+            return Observation(0, now, redacted, llm_text, notices, types)
+        stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+        if self.profile is not None:
+            try:
+                self.profile.learn(redacted, episode_id=stored.episode_id)
+            except Exception as error:  # extraction must never lose the message
+                log.warning(
+                    "profile extraction failed for episode %s: %s",
+                    stored.episode_id,
+                    type(error).__name__,
+                )
+        return Observation(stored.episode_id, now, redacted, llm_text, notices, types)
 
-    def recall(self, query: str) -> list[MemoryItem]:
-        """Memories relevant to `query`, in tier order. Filled in by the tiers."""
-        return []
+    def recall(self, query: str, *, current_episode: int | None = None) -> list[MemoryItem]:
+        """Memories relevant to `query`, best first, excluding the turns already in the
+        prompt (this message and the session's recent turns)."""
+        if self.temporary:
+            return []
+        recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
+        excluded = [e.id for e in recent] + ([current_episode] if current_episode else [])
+        outdated = self.profile.is_outdated if self.profile is not None else None
+        result = self.memory.recall(
+            query,
+            now=self.clock(),
+            limit=RECALL_LIMIT,
+            is_outdated=outdated,
+            exclude_episodes=excluded,
+        )
+        self.warnings = result.warnings
+        return result.items
 
     def profile_text(self) -> str:
-        return ""
+        return self.profile.prompt_text() if self.profile is not None else ""
 
     def assemble(self, observation: Observation, recalled: list[MemoryItem]) -> list[Message]:
-        """The prompt: system (profile, memories), the recent turns, the new message."""
+        """The prompt: system (profile, then memories in tier order), recent turns, message."""
         profile = self.profile_text()
         memories = fit_memories(
             recalled, budget_tokens=self.settings.context_budget_tokens, profile_text=profile
         )
+        memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
+        self.last_context = memories
         messages: list[Message] = [
             {
                 "role": "system",
@@ -106,10 +173,13 @@ class MemoryController:
         ]
 
     def remember_reply(self, observation: Observation, reply: str) -> None:
+        stored_reply, _, _ = self.redact(reply)
         if self.temporary:
-            self._temporary_turns.append((observation.stored_text, reply))
+            self._temporary_turns.append((observation.stored_text, stored_reply))
             return
-        episodes.finish(self.db, observation.episode_id, reply=reply, tokens=count_tokens(reply))
+        self.memory.store_reply(observation.episode_id, stored_reply)
+        used = [item for item in getattr(self, "last_context", []) if not item.outdated]
+        self.memory.mark_used(used, at=self.clock())
 
     def remember_failure(self, observation: Observation, error: str) -> None:
         if not self.temporary:

@@ -33,6 +33,9 @@ class MemoryItem:
     tokens: int
     outdated: bool = False
     form: str = "full"  # full | incomplete | vague
+    episode_id: int | None = None
+    ref: str | None = None
+    score: float = 0.0
 
     def render(self) -> str:
         marks = [self.tier, self.at.date().isoformat()]

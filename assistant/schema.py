@@ -36,7 +36,9 @@ def m001_core(db: sqlite_utils.Database) -> None:
             error TEXT,
             tokens INTEGER NOT NULL DEFAULT 0,
             pii_types TEXT NOT NULL DEFAULT '[]',     -- types found, never values
-            salience REAL NOT NULL DEFAULT 0
+            salience REAL NOT NULL DEFAULT 0,
+            ref TEXT,                        -- external reference (import, benchmark turn id)
+            origin_id INTEGER                -- for a restored copy: the archived original
         );
         CREATE INDEX episodes_block ON episodes(block_id, at);
         CREATE INDEX episodes_at ON episodes(at);
@@ -49,6 +51,7 @@ def m001_core(db: sqlite_utils.Database) -> None:
             last_access TEXT NOT NULL,
             last_episode_at TEXT NOT NULL,
             access_count INTEGER NOT NULL DEFAULT 0,
+            size INTEGER NOT NULL DEFAULT 0,          -- episodes ever assigned to it
             important INTEGER NOT NULL DEFAULT 0,
             open INTEGER NOT NULL DEFAULT 0,
             pinned INTEGER NOT NULL DEFAULT 0,
@@ -86,7 +89,8 @@ def m001_core(db: sqlite_utils.Database) -> None:
             block_id INTEGER NOT NULL,
             payload BLOB NOT NULL,                    -- zlib-compressed JSON of the episode
             archived_at TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'archived'   -- archived | restored
+            status TEXT NOT NULL DEFAULT 'archived',  -- archived | restored
+            tokens INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX archive_block ON archive(block_id);
 

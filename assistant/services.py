@@ -5,7 +5,9 @@ Nothing else constructs stores or gateways, so tests swap a piece by passing it 
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -16,6 +18,12 @@ from aniso.controller import MemoryController
 from aniso.llm import LLMGateway
 from aniso.settings import Settings
 from aniso.storage import open_db
+from aniso.tiers.dense import DenseMemory
+from aniso.tiers.embeddings import make_embedder
+from aniso.tiers.memory import TieredMemory
+from aniso.tiers.vectors import ChromaIndex
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -35,6 +43,20 @@ def make_clock(settings: Settings) -> Clock:
     return system_clock
 
 
+def make_memory(
+    settings: Settings, db: sqlite_utils.Database, *, warn: Callable[[str], None] = log.warning
+) -> TieredMemory:
+    """The tiers over this data dir: local or litellm embeddings, embedded or server Chroma."""
+    embedder = make_embedder(settings.embedding)
+
+    def open_index() -> ChromaIndex:
+        return ChromaIndex.open(
+            path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=warn
+        )
+
+    return TieredMemory(db, DenseMemory(db, embedder, open_index, warn=warn))
+
+
 def build(
     settings: Settings,
     *,
@@ -47,7 +69,13 @@ def build(
     gateway = gateway or LLMGateway(settings)
     session = f"{clock():%Y%m%dT%H%M%S}-{os.getpid()}"
     controller = MemoryController(
-        db, settings=settings, clock=clock, session=session, temporary=temporary
+        db,
+        settings=settings,
+        clock=clock,
+        session=session,
+        memory=make_memory(settings, db),
+        llm_is_local=gateway.is_local,
+        temporary=temporary,
     )
     return Services(
         settings=settings,

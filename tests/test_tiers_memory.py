@@ -1,0 +1,139 @@
+"""The hot tier: episodes grouped into blocks, linked, indexed and recalled with provenance."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from aniso.clock import SimulatedClock
+from aniso.services import make_memory
+from aniso.settings import load_settings
+from aniso.storage import open_db
+from aniso.tiers import links
+from aniso.tiers.memory import TieredMemory
+
+
+@pytest.fixture
+def memory(data_dir: Path) -> TieredMemory:
+    return make_memory(load_settings(), open_db(data_dir))
+
+
+def store(memory: TieredMemory, clock: SimulatedClock, text: str) -> int:
+    stored = memory.store(text, at=clock(), session="s")
+    clock.advance(timedelta(minutes=1))
+    return stored.block_id
+
+
+def test_topic_threads_become_blocks(memory: TieredMemory, clock: SimulatedClock) -> None:
+    trip = [
+        store(memory, clock, t)
+        for t in (
+            "I'm planning a trip to Lisbon in May with my sister",
+            "We want to visit Lisbon museums and eat pastel de nata on the trip",
+        )
+    ]
+    code = store(memory, clock, "My Python unit tests fail with a segmentation fault in numpy")
+    clock.advance(timedelta(hours=7))
+    later = store(memory, clock, "My Python tests with numpy still crash with a segfault")
+    assert trip[0] == trip[1]
+    assert code != trip[0], "a topic shift starts a new block"
+    assert later != code, "a long gap starts a new block"
+
+
+def test_recall_has_provenance_and_finds_inflections(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    block = store(memory, clock, "Я вегетарианка и не ем мясо")
+    store(memory, clock, "Completely unrelated: the car needs new tyres before winter")
+    items = memory.recall("вегетарианки", now=clock()).items
+    assert items[0].text == "Я вегетарианка и не ем мясо"
+    assert (items[0].block_id, items[0].tier, items[0].form) == (block, "hot", "full")
+    assert items[0].at == clock() - timedelta(minutes=2)
+    english = memory.recall("researched adoption", now=clock()).items
+    assert english == [] or "adoption" not in english[0].text
+    store(memory, clock, "Caroline is researching adoption agencies")
+    assert memory.recall("researched adoption", now=clock()).items[0].text.startswith("Caroline")
+
+
+def test_shared_terms_link_blocks_symmetrically(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    first = store(memory, clock, "Olga recommended the Gulbenkian museum in Lisbon")
+    clock.advance(timedelta(days=2))
+    second = store(memory, clock, "Booked tickets to the Gulbenkian museum for Saturday")
+    assert first != second
+    forward = dict(links.neighbours(memory.db, first, now=clock()))
+    backward = dict(links.neighbours(memory.db, second, now=clock()))
+    assert forward[second] == backward[first] > 0
+    before = forward[second]
+    items = memory.recall("Gulbenkian museum", now=clock()).items
+    memory.mark_used(items, at=clock())
+    assert dict(links.neighbours(memory.db, first, now=clock()))[second] > before
+
+
+def test_recall_dedupes_and_ignores_unrelated(memory: TieredMemory, clock: SimulatedClock) -> None:
+    store(memory, clock, "My sister Olga lives in Lisbon")
+    clock.advance(timedelta(days=1))
+    store(memory, clock, "My sister Olga lives in Lisbon")
+    store(memory, clock, "I need a recipe for pumpkin soup")
+    texts = [item.text for item in memory.recall("where does Olga live", now=clock()).items]
+    assert texts == ["My sister Olga lives in Lisbon"]
+
+
+def test_dead_vector_index_falls_back_to_lexical_and_replays(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    from aniso.errors import StoreError
+
+    real = memory.dense.index
+    broken = _BrokenIndex()
+    memory.dense._index = broken  # noqa: SLF001 - simulate an outage of the index
+    store(memory, clock, "The wifi password at the cottage is on the fridge")
+    result = memory.recall("cottage wifi", now=clock())
+    assert [i.text for i in result.items] == ["The wifi password at the cottage is on the fridge"]
+    assert result.warnings and "lexical only" in result.warnings[0]
+    assert memory.db.execute("SELECT count(*) FROM outbox").fetchone()[0] == 1
+    memory.dense._index = real  # noqa: SLF001 - the index is back
+    assert memory.recall("cottage wifi", now=clock()).warnings == []
+    assert memory.db.execute("SELECT count(*) FROM outbox").fetchone()[0] == 0
+    assert "e:1" in real.ids()
+    with pytest.raises(StoreError):
+        broken.query(None, 1)
+
+
+class _BrokenIndex:
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        from aniso.errors import StoreError
+
+        def fail(*args: object, **kwargs: object) -> None:
+            raise StoreError("vector server at 127.0.0.1:1 refused the connection")
+
+        return fail
+
+
+def test_reindex_rebuilds_derived_stores(memory: TieredMemory, clock: SimulatedClock) -> None:
+    from aniso.tiers.reindex import rebuild
+
+    store(memory, clock, "Mount Elbrus climb is planned for August")
+    memory.db.execute("DELETE FROM episode_fts")
+    memory.dense.index.reset()
+    assert memory.recall("Elbrus climb", now=clock()).items == []
+    assert rebuild(memory.db, memory) == {"episodes": 1, "blocks": 0}
+    assert memory.recall("Elbrus climb", now=clock()).items[0].text.startswith("Mount Elbrus")
+
+
+def test_corrupt_vector_dir_is_rebuilt_with_a_warning(
+    data_dir: Path, clock: SimulatedClock
+) -> None:
+    memory = make_memory(load_settings(), open_db(data_dir))
+    store(memory, clock, "Grandma's birthday is on the 12th of June")
+    memory.dense.index.close()
+    (data_dir / "chroma" / "chroma.sqlite3").write_bytes(b"garbage" * 100)
+    warnings: list[str] = []
+    again = make_memory(load_settings(), open_db(data_dir), warn=warnings.append)
+    items = again.recall("grandma birthday", now=clock()).items
+    assert items and items[0].text.startswith("Grandma")
+    assert any("rebuilding" in w for w in warnings)
+    assert "e:1" in again.dense.index.ids()

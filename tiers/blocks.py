@@ -1,0 +1,215 @@
+"""Blocks: coherent topic threads, the unit that moves between tiers.
+
+A new episode joins the current hot block unless the topic shifted (its embedding
+is far from the block's centroid and it shares few terms with it), a long time gap
+passed, or the block is full. Centroids are running means, so assignment costs the
+same at 100 episodes as at 100,000.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import sqlite_utils
+
+GAP = timedelta(hours=6)
+MAX_BLOCK_SIZE = 24
+SHIFT_SIMILARITY = 0.30
+SHIFT_TERM_OVERLAP = 0.15
+
+
+@dataclass(frozen=True)
+class Block:
+    id: int
+    tier: str
+    status: str
+    created: datetime
+    last_access: datetime
+    last_episode_at: datetime
+    access_count: int
+    size: int
+    important: bool
+    open: bool
+    pinned: bool
+    summary: str
+    keywords: list[str]
+    anchors: list[str]
+    kept_share: float
+    restored_from: int | None
+    version: int
+
+
+def from_row(row: dict) -> Block:
+    import json
+
+    return Block(
+        id=row["id"],
+        tier=row["tier"],
+        status=row["status"],
+        created=datetime.fromisoformat(row["created"]),
+        last_access=datetime.fromisoformat(row["last_access"]),
+        last_episode_at=datetime.fromisoformat(row["last_episode_at"]),
+        access_count=row["access_count"],
+        size=row["size"],
+        important=bool(row["important"]),
+        open=bool(row["open"]),
+        pinned=bool(row["pinned"]),
+        summary=row["summary"],
+        keywords=json.loads(row["keywords"]),
+        anchors=json.loads(row["anchors"]),
+        kept_share=row["kept_share"],
+        restored_from=row["restored_from"],
+        version=row["version"],
+    )
+
+
+def get(db: sqlite_utils.Database, block_id: int) -> Block | None:
+    rows = list(db.query("SELECT * FROM blocks WHERE id = ?", [block_id]))
+    return from_row(rows[0]) if rows else None
+
+
+def get_many(db: sqlite_utils.Database, block_ids: Sequence[int]) -> dict[int, Block]:
+    found: dict[int, Block] = {}
+    ids = list(dict.fromkeys(block_ids))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in db.query(f"SELECT * FROM blocks WHERE id IN ({marks})", chunk):
+            found[row["id"]] = from_row(row)
+    return found
+
+
+def create(db: sqlite_utils.Database, *, at: datetime, restored_from: int | None = None) -> int:
+    cursor = db.execute(
+        "INSERT INTO blocks (created, last_access, last_episode_at, restored_from) "
+        "VALUES (?, ?, ?, ?)",
+        [at.isoformat(), at.isoformat(), at.isoformat(), restored_from],
+    )
+    return int(cursor.lastrowid)
+
+
+def _centroid(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+def current_hot(db: sqlite_utils.Database) -> dict | None:
+    """The hot block that received the latest episode, if any."""
+    rows = list(
+        db.query(
+            "SELECT id, last_episode_at, size, centroid FROM blocks "
+            "WHERE tier = 'hot' AND status = 'active' ORDER BY last_episode_at DESC LIMIT 1"
+        )
+    )
+    return rows[0] if rows else None
+
+
+def block_terms(db: sqlite_utils.Database, block_id: int, *, limit: int = 200) -> set[str]:
+    rows = db.execute(
+        "SELECT term FROM block_terms WHERE block_id = ? LIMIT ?", [block_id, limit]
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
+def choose(
+    db: sqlite_utils.Database,
+    *,
+    at: datetime,
+    vector: np.ndarray | None,
+    terms: Sequence[str],
+) -> tuple[int | None, str]:
+    """The block a new episode joins, or None for a new block, with the reason."""
+    current = current_hot(db)
+    if current is None:
+        return None, "first"
+    if at - datetime.fromisoformat(current["last_episode_at"]) > GAP:
+        return None, "gap"
+    if current["size"] >= MAX_BLOCK_SIZE:
+        return None, "full"
+    centroid = _centroid(current["centroid"])
+    if vector is None or centroid is None:
+        return current["id"], "no-vector"
+    norm = float(np.linalg.norm(centroid)) or 1.0
+    similarity = float(np.dot(vector, centroid) / norm)
+    if similarity >= SHIFT_SIMILARITY:
+        return current["id"], "similar"
+    known = block_terms(db, current["id"])
+    shared = len(known & set(terms)) / max(1, len(set(terms)))
+    if shared >= SHIFT_TERM_OVERLAP:
+        return current["id"], "shared-terms"
+    return None, "topic-shift"
+
+
+def add_episode(
+    db: sqlite_utils.Database,
+    block_id: int,
+    *,
+    at: datetime,
+    vector: np.ndarray | None,
+    important: bool,
+    opens: bool,
+    resolves: bool,
+) -> None:
+    """Update the block for one more episode: centroid, size, markers, times."""
+    row = db.execute("SELECT size, centroid FROM blocks WHERE id = ?", [block_id]).fetchone()
+    size, blob = row
+    centroid = _centroid(blob)
+    if vector is not None:
+        vector = vector.astype(np.float32)
+        centroid = vector if centroid is None else (centroid * size + vector) / (size + 1)
+    open_value = "open"
+    if opens:
+        open_value = "1"
+    elif resolves:
+        open_value = "0"
+    db.execute(
+        f"UPDATE blocks SET size = size + 1, centroid = ?, last_episode_at = ?, "
+        f"last_access = ?, important = max(important, ?), open = {open_value}, "
+        f"version = version + 1 WHERE id = ?",
+        [
+            None if centroid is None else centroid.astype(np.float32).tobytes(),
+            at.isoformat(),
+            at.isoformat(),
+            int(important),
+            block_id,
+        ],
+    )
+
+
+def touch(db: sqlite_utils.Database, block_ids: Sequence[int], *, at: datetime) -> None:
+    """Record access: recalled blocks stay fresh, and a migration in flight sees it."""
+    for block_id in set(block_ids):
+        db.execute(
+            "UPDATE blocks SET last_access = max(last_access, ?), access_count = access_count + 1,"
+            " version = version + 1 WHERE id = ?",
+            [at.isoformat(), block_id],
+        )
+
+
+def counts_by_tier(db: sqlite_utils.Database) -> dict[str, int]:
+    counts = {"hot": 0, "warm": 0, "cold": 0}
+    for tier, count in db.execute(
+        "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
+    ):
+        counts[tier] = count
+    return counts
+
+
+def set_marker(db: sqlite_utils.Database, block_id: int, marker: str, value: bool) -> None:
+    if marker not in {"important", "open", "pinned"}:
+        raise ValueError(f"unknown marker {marker!r}")
+    db.execute(
+        f"UPDATE blocks SET {marker} = ?, version = version + 1 WHERE id = ?",
+        [int(value), block_id],
+    )
+
+
+def recent_with_vectors(db: sqlite_utils.Database, *, limit: int) -> list[tuple[int, np.ndarray]]:
+    rows = db.execute(
+        "SELECT id, centroid FROM blocks WHERE status = 'active' AND centroid IS NOT NULL "
+        "ORDER BY last_episode_at DESC LIMIT ?",
+        [limit],
+    ).fetchall()
+    return [(block_id, np.frombuffer(blob, dtype=np.float32)) for block_id, blob in rows]

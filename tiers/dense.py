@@ -1,0 +1,154 @@
+"""The dense side of memory: embeddings in a vector index, kept in step with SQLite.
+
+Writes go through an outbox row committed with the episode, so a vector index that
+is down or corrupt never loses a write: the outbox is replayed once it is back.
+Ids are `e:<episode id>` for episodes and `b:<block id>` for warm summaries and
+cold capsules.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import numpy as np
+import sqlite_utils
+
+from aniso.errors import StoreError
+from aniso.tiers.embeddings import Embedder
+from aniso.tiers.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+OUTBOX_BATCH = 256
+
+
+def episode_key(episode_id: int) -> str:
+    return f"e:{episode_id}"
+
+
+def block_key(block_id: int) -> str:
+    return f"b:{block_id}"
+
+
+def parse_key(key: str) -> tuple[str, int]:
+    kind, _, number = key.partition(":")
+    return kind, int(number)
+
+
+class DenseMemory:
+    """Embeds texts and mirrors them into the vector index, through the outbox."""
+
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        embedder: Embedder,
+        index_factory: Callable[[], VectorIndex],
+        *,
+        warn: Callable[[str], None] = log.warning,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self._index_factory = index_factory
+        self._index: VectorIndex | None = None
+        self.warn = warn
+        self.degraded: str | None = None
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = self._index_factory()
+            if getattr(self._index, "rebuilt", False):
+                self.requeue_all()
+        return self._index
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))
+
+    def enqueue(self, op: str, key: str, *, at: datetime) -> None:
+        """Inside the caller's transaction: remember that the index must change."""
+        self.db.execute(
+            "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, at.isoformat()]
+        )
+
+    def push(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Upsert vectors we already hold, then clear their outbox rows."""
+        if not keys:
+            return
+        try:
+            self.index.upsert(list(keys), vectors, [{"kind": k[0]} for k in keys])
+        except StoreError as error:
+            self._degrade(error)
+            return
+        self._clear(keys, "upsert")
+
+    def _clear(self, keys: Sequence[str], op: str) -> None:
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            self.db.execute(f"DELETE FROM outbox WHERE op = ? AND ref IN ({marks})", [op, *chunk])
+
+    def _degrade(self, error: Exception) -> None:
+        message = f"vector index unavailable, recall is lexical only: {error}"
+        if self.degraded != message:
+            self.warn(message)
+        self.degraded = message
+
+    def flush(self, text_of: Callable[[Sequence[str]], dict[str, str]]) -> int:
+        """Replay pending index writes from SQLite; returns how many were applied."""
+        applied = 0
+        try:
+            _ = self.index  # opening a lost index queues everything again, before we read
+        except StoreError as error:
+            self._degrade(error)
+            return applied
+        while True:
+            rows = self.db.execute(
+                "SELECT id, op, ref FROM outbox ORDER BY id LIMIT ?", [OUTBOX_BATCH]
+            ).fetchall()
+            if not rows:
+                self.degraded = None
+                return applied
+            try:
+                applied += self._apply(rows, text_of)
+            except StoreError as error:
+                self._degrade(error)
+                return applied
+
+    def _apply(
+        self, rows: list[tuple[int, str, str]], text_of: Callable[[Sequence[str]], dict[str, str]]
+    ) -> int:
+        deletes = [ref for _, op, ref in rows if op == "delete"]
+        upserts = list(dict.fromkeys(ref for _, op, ref in rows if op == "upsert"))
+        if deletes:
+            self.index.delete(deletes)
+        texts = text_of(upserts)
+        present = [key for key in upserts if key in texts]
+        if present:
+            vectors = self.embed([texts[key] for key in present])
+            self.index.upsert(present, vectors, [{"kind": k[0]} for k in present])
+        gone = [key for key in upserts if key not in texts]
+        if gone:
+            self.index.delete(gone)
+        ids = [row_id for row_id, _, _ in rows]
+        marks = ",".join("?" * len(ids))
+        self.db.execute(f"DELETE FROM outbox WHERE id IN ({marks})", ids)
+        return len(rows)
+
+    def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
+        """Nearest keys, best first; empty (with a warning) when the index is down."""
+        try:
+            return self.index.query(vector, k)
+        except StoreError as error:
+            self._degrade(error)
+            return []
+
+    def requeue_all(self) -> None:
+        """After the index was lost: queue every searchable item again."""
+        self.db.execute(
+            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
+        )
+        self.db.execute(
+            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
+            "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
+        )

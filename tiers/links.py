@@ -1,0 +1,117 @@
+"""Links: weighted, undirected edges between blocks.
+
+Sources are shared terms (stemmed keywords and anchors), temporal adjacency and
+use (two blocks recalled together). One row per pair with `a < b`. Age weakens a
+link at read time, use strengthens it at write time. Every query here is indexed:
+the write path must stay O(1) in the size of memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+import sqlite_utils
+
+TERM_FANOUT = 20  # a term shared by more blocks than this is too common to link on
+TERMS_PER_EPISODE = 8
+LINK_HALF_LIFE_DAYS = 90.0
+
+
+def _pair(first: int, second: int) -> tuple[int, int]:
+    return (first, second) if first < second else (second, first)
+
+
+def add(
+    db: sqlite_utils.Database,
+    first: int,
+    second: int,
+    *,
+    weight: float,
+    reason: str,
+    at: datetime,
+) -> None:
+    """Create the link or add `weight` to it (strengthening)."""
+    if first == second:
+        return
+    a, b = _pair(first, second)
+    db.execute(
+        "INSERT INTO links (a, b, weight, uses, reason, updated) VALUES (?, ?, ?, 0, ?, ?) "
+        "ON CONFLICT (a, b) DO UPDATE SET weight = weight + excluded.weight, "
+        "updated = excluded.updated",
+        [a, b, weight, reason, at.isoformat()],
+    )
+
+
+def add_terms(
+    db: sqlite_utils.Database, block_id: int, terms: Sequence[str], *, at: datetime
+) -> int:
+    """Record the block's terms and link it to other blocks that share new ones.
+
+    Returns how many links were touched. Bounded: at most TERMS_PER_EPISODE terms and
+    TERM_FANOUT blocks per term, via the (term, block_id) primary key.
+    """
+    touched = 0
+    for term in list(dict.fromkeys(terms))[:TERMS_PER_EPISODE]:
+        inserted = db.execute(
+            "INSERT OR IGNORE INTO block_terms (term, block_id) VALUES (?, ?)", [term, block_id]
+        ).rowcount
+        if not inserted:
+            continue
+        others = [
+            row[0]
+            for row in db.execute(
+                "SELECT block_id FROM block_terms WHERE term = ? AND block_id != ? LIMIT ?",
+                [term, block_id, TERM_FANOUT + 1],
+            )
+        ]
+        if len(others) > TERM_FANOUT:
+            continue
+        weight = 1.0 / (1.0 + math.log1p(len(others)))
+        for other in others:
+            add(db, block_id, other, weight=weight, reason="terms", at=at)
+            touched += 1
+    return touched
+
+
+def strengthen(db: sqlite_utils.Database, block_ids: Iterable[int], *, at: datetime) -> None:
+    """Blocks used together in one answer: their existing links grow stronger."""
+    ids = sorted(set(block_ids))
+    for index, first in enumerate(ids):
+        for second in ids[index + 1 :]:
+            db.execute(
+                "UPDATE links SET weight = weight + 0.25, uses = uses + 1, updated = ? "
+                "WHERE a = ? AND b = ?",
+                [at.isoformat(), first, second],
+            )
+
+
+def effective_weight(weight: float, updated: str, now: datetime) -> float:
+    """Age weakens a link: its weight halves every LINK_HALF_LIFE_DAYS without use."""
+    age_days = max(0.0, (now - datetime.fromisoformat(updated)).total_seconds() / 86400)
+    return weight * 0.5 ** (age_days / LINK_HALF_LIFE_DAYS)
+
+
+def neighbours(
+    db: sqlite_utils.Database,
+    block_id: int,
+    *,
+    now: datetime,
+    min_weight: float = 0.0,
+    limit: int = 10,
+) -> list[tuple[int, float]]:
+    """The block's linked blocks with their effective weights, strongest first."""
+    rows = db.execute(
+        "SELECT b, weight, updated FROM links WHERE a = ? "
+        "UNION ALL SELECT a, weight, updated FROM links WHERE b = ?",
+        [block_id, block_id],
+    ).fetchall()
+    scored = [(other, effective_weight(w, updated, now)) for other, w, updated in rows]
+    strong = [(other, w) for other, w in scored if w >= min_weight]
+    return sorted(strong, key=lambda item: -item[1])[:limit]
+
+
+def remove_block(db: sqlite_utils.Database, block_id: int) -> None:
+    db.execute("DELETE FROM links WHERE a = ? OR b = ?", [block_id, block_id])
+    db.execute("DELETE FROM block_terms WHERE block_id = ?", [block_id])

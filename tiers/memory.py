@@ -1,0 +1,381 @@
+"""`TieredMemory`: the write path and the hybrid read path of the tiers.
+
+Write: an episode is stored, assigned to a block (topic shift, gap, size), indexed
+lexically, linked to blocks sharing its terms, and queued for the vector index, all
+in one transaction. Read: FTS5 and dense results are fused with RRF (k = 60),
+expanded one hop over links, re-ranked with actuality and deduplicated; every item
+carries its provenance (block, tier, date, outdated).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import sqlite_utils
+
+from aniso.prompt import MemoryItem
+from aniso.storage import transaction
+from aniso.tiers import blocks, lexical, links, markers
+from aniso.tiers.actuality import ActualityInputs, actuality
+from aniso.tiers.dense import DenseMemory, block_key, episode_key, parse_key
+from aniso.tiers.text import stems
+from aniso.tokens import count_tokens
+
+RRF_K = 60
+DENSE_FLOOR = 0.2  # below this cosine, MiniLM neighbours are unrelated text
+CANDIDATES = 60
+EXPAND_FROM = 5
+TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
+FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
+# Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
+# beyond its stored pointers.
+EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}
+
+OutdatedCheck = Callable[[str, datetime], bool]
+
+
+@dataclass(frozen=True)
+class StoredEpisode:
+    episode_id: int
+    block_id: int
+    new_block: bool
+    reason: str
+
+
+@dataclass
+class RecallResult:
+    items: list[MemoryItem]
+    warnings: list[str] = field(default_factory=list)
+
+
+def episode_text(user_text: str, reply: str | None) -> str:
+    """What an episode contributes to recall: the user's words, then a trimmed reply."""
+    if not reply:
+        return user_text
+    trimmed = reply if len(reply) <= 280 else reply[:277] + "..."
+    return f"{user_text}\n(reply: {trimmed})"
+
+
+class TieredMemory:
+    def __init__(self, db: sqlite_utils.Database, dense: DenseMemory) -> None:
+        self.db = db
+        self.dense = dense
+
+    # ---- write path -------------------------------------------------------------
+
+    def store(
+        self,
+        user_text: str,
+        *,
+        at: datetime,
+        session: str,
+        pii_types: Sequence[str] = (),
+        ref: str | None = None,
+        status: str = "pending",
+        vector: np.ndarray | None = None,
+    ) -> StoredEpisode:
+        """Store one redacted user message as an episode in the hot tier."""
+        if vector is None:
+            vector = self.dense.embed([user_text])[0]
+        terms = stems(user_text)
+        with transaction(self.db):
+            block_id, reason = blocks.choose(self.db, at=at, vector=vector, terms=terms)
+            new_block = block_id is None
+            if block_id is None:
+                previous = blocks.current_hot(self.db)
+                block_id = blocks.create(self.db, at=at)
+                if previous is not None:
+                    links.add(self.db, block_id, previous["id"], weight=0.5, reason="time", at=at)
+            cursor = self.db.execute(
+                "INSERT INTO episodes (block_id, session, at, user_text, status, tokens, "
+                "pii_types, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    block_id,
+                    session,
+                    at.isoformat(),
+                    user_text,
+                    status,
+                    count_tokens(user_text),
+                    json.dumps(sorted(set(pii_types))),
+                    ref,
+                ],
+            )
+            episode_id = int(cursor.lastrowid)
+            blocks.add_episode(
+                self.db,
+                block_id,
+                at=at,
+                vector=vector,
+                important=markers.is_important(user_text),
+                opens=markers.opens_problem(user_text),
+                resolves=markers.resolves_problem(user_text),
+            )
+            lexical.index_episode(self.db, episode_id, user_text)
+            links.add_terms(self.db, block_id, _salient_terms(terms), at=at)
+            self.dense.enqueue("upsert", episode_key(episode_id), at=at)
+        self.dense.push([episode_key(episode_id)], vector[None, :])
+        return StoredEpisode(episode_id, block_id, new_block, reason)
+
+    def store_reply(self, episode_id: int, reply: str) -> None:
+        """Attach the (redacted) reply, shown with the episode when it is recalled."""
+        with transaction(self.db):
+            self.db.execute(
+                "UPDATE episodes SET reply = ?, status = 'answered', error = NULL, "
+                "tokens = tokens + ? WHERE id = ?",
+                [reply, count_tokens(reply), episode_id],
+            )
+        # Only the user's words are searchable: replies (above all a small model's)
+        # would make memory recall what the assistant guessed, not what was said.
+
+    # ---- read path --------------------------------------------------------------
+
+    def texts_for(self, keys: Sequence[str]) -> dict[str, str]:
+        """Current searchable text of index keys (used to replay the outbox)."""
+        found: dict[str, str] = {}
+        for key in keys:
+            kind, number = parse_key(key)
+            if kind == "e":
+                row = self.db.execute(
+                    "SELECT user_text FROM episodes WHERE id = ?", [number]
+                ).fetchone()
+            else:
+                row = self.db.execute(
+                    "SELECT summary FROM blocks WHERE id = ? AND summary != ''", [number]
+                ).fetchone()
+            if row is not None:
+                found[key] = row[0]
+        return found
+
+    def recall(
+        self,
+        query: str,
+        *,
+        now: datetime,
+        limit: int = 20,
+        is_outdated: OutdatedCheck | None = None,
+        exclude_episodes: Sequence[int] = (),
+    ) -> RecallResult:
+        """Hybrid recall with provenance, best first. Never raises on a dead vector index."""
+        self.dense.flush(self.texts_for)
+        scores: dict[str, float] = {}
+        lexical_episodes = lexical.search(self.db, lexical.EPISODES, query, limit=CANDIDATES)
+        lexical_blocks = lexical.search(self.db, lexical.BLOCKS, query, limit=CANDIDATES // 3)
+        _rrf(scores, [episode_key(i) for i in lexical_episodes])
+        _rrf(scores, [block_key(i) for i in lexical_blocks])
+        query_vector = self.dense.embed([query])[0]
+        dense_hits = self.dense.search(query_vector, k=CANDIDATES)
+        _rrf(scores, [key for key, similarity in dense_hits if similarity >= DENSE_FLOOR])
+        items = self._materialise(scores, exclude=set(exclude_episodes))
+        items = self._expand(items, query, now=now)
+        ranked = self._rank(items, now=now)
+        deduped = _dedupe(ranked)[:limit]
+        if is_outdated is not None:
+            deduped = [_mark_outdated(item, is_outdated) for item in deduped]
+        warnings = [self.dense.degraded] if self.dense.degraded else []
+        return RecallResult(items=deduped, warnings=warnings)
+
+    def _materialise(self, scores: dict[str, float], *, exclude: set[int]) -> list[_Hit]:
+        episode_ids = [parse_key(k)[1] for k in scores if k.startswith("e:")]
+        block_ids = [parse_key(k)[1] for k in scores if k.startswith("b:")]
+        hits: list[_Hit] = []
+        for row in _rows(
+            self.db,
+            "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, "
+            "b.tier, b.status FROM episodes e JOIN blocks b ON b.id = e.block_id "
+            "WHERE e.id IN ({})",
+            episode_ids,
+        ):
+            if row["id"] in exclude or row["status"] != "active":
+                continue
+            hits.append(
+                _Hit(
+                    key=episode_key(row["id"]),
+                    score=scores[episode_key(row["id"])],
+                    block_id=row["block_id"],
+                    tier=row["tier"],
+                    at=datetime.fromisoformat(row["at"]),
+                    text=episode_text(row["user_text"], row["reply"]),
+                    episode_id=row["id"],
+                    ref=row["ref"],
+                )
+            )
+        for row in _rows(
+            self.db,
+            "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
+            block_ids,
+        ):
+            if row["status"] != "active" or not row["summary"]:
+                continue
+            hits.append(
+                _Hit(
+                    key=block_key(row["id"]),
+                    score=scores[block_key(row["id"])],
+                    block_id=row["id"],
+                    tier=row["tier"],
+                    at=datetime.fromisoformat(row["last_episode_at"]),
+                    text=row["summary"],
+                    episode_id=None,
+                    ref=None,
+                )
+            )
+        return hits
+
+    def _expand(self, hits: list[_Hit], query: str, *, now: datetime) -> list[_Hit]:
+        """One hop over links from the best blocks: related threads come along."""
+        if not hits:
+            return hits
+        present_blocks = {hit.block_id for hit in hits}
+        best = sorted(hits, key=lambda h: -h.score)
+        seeds: list[_Hit] = []
+        for hit in best:
+            if hit.block_id not in {s.block_id for s in seeds}:
+                seeds.append(hit)
+            if len(seeds) >= EXPAND_FROM:
+                break
+        query_terms = set(stems(query))
+        extra: list[_Hit] = []
+        for seed in seeds:
+            threshold = EXPANSION_MIN_WEIGHT.get(seed.tier, 0.0)
+            for neighbour, weight in links.neighbours(
+                self.db, seed.block_id, now=now, min_weight=threshold, limit=3
+            ):
+                if neighbour in present_blocks:
+                    continue
+                candidate = self._best_in_block(neighbour, query_terms)
+                if candidate is None:
+                    continue
+                candidate.score = seed.score * 0.5 * min(1.0, weight)
+                candidate.expanded = True
+                extra.append(candidate)
+                present_blocks.add(neighbour)
+        return hits + extra
+
+    def _best_in_block(self, block_id: int, query_terms: set[str]) -> _Hit | None:
+        block = blocks.get(self.db, block_id)
+        if block is None or block.status != "active":
+            return None
+        rows = list(
+            self.db.query(
+                "SELECT id, at, user_text, reply, ref FROM episodes WHERE block_id = ? LIMIT 64",
+                [block_id],
+            )
+        )
+        if not rows:
+            if not block.summary:
+                return None
+            return _Hit(
+                key=block_key(block_id),
+                score=0.0,
+                block_id=block_id,
+                tier=block.tier,
+                at=block.last_episode_at,
+                text=block.summary,
+                episode_id=None,
+                ref=None,
+            )
+        best = max(rows, key=lambda r: len(query_terms & set(stems(r["user_text"]))))
+        if not query_terms & set(stems(best["user_text"])):
+            return None
+        return _Hit(
+            key=episode_key(best["id"]),
+            score=0.0,
+            block_id=block_id,
+            tier=block.tier,
+            at=datetime.fromisoformat(best["at"]),
+            text=episode_text(best["user_text"], best["reply"]),
+            episode_id=best["id"],
+            ref=best["ref"],
+        )
+
+    def _rank(self, hits: list[_Hit], *, now: datetime) -> list[_Hit]:
+        found = blocks.get_many(self.db, [hit.block_id for hit in hits])
+        for hit in hits:
+            block = found.get(hit.block_id)
+            if block is None:
+                continue
+            act = actuality(
+                ActualityInputs(
+                    block.last_access, block.access_count, block.important, block.open, block.pinned
+                ),
+                now,
+            )
+            hit.score *= 0.8 + 0.4 * act
+        return sorted(hits, key=lambda h: -h.score)
+
+    def mark_used(self, items: Sequence[MemoryItem], *, at: datetime) -> None:
+        """The items went into an answer: their blocks are accessed, their links grow."""
+        block_ids = [item.block_id for item in items]
+        if not block_ids:
+            return
+        with transaction(self.db):
+            blocks.touch(self.db, block_ids, at=at)
+            links.strengthen(self.db, block_ids, at=at)
+
+
+@dataclass
+class _Hit:
+    key: str
+    score: float
+    block_id: int
+    tier: str
+    at: datetime
+    text: str
+    episode_id: int | None
+    ref: str | None
+    expanded: bool = False
+
+    def item(self) -> MemoryItem:
+        return MemoryItem(
+            block_id=self.block_id,
+            tier=self.tier,
+            at=self.at,
+            text=self.text,
+            tokens=count_tokens(self.text),
+            form=FORM_OF_TIER.get(self.tier, "full"),
+            episode_id=self.episode_id,
+            ref=self.ref,
+            score=round(self.score, 6),
+        )
+
+
+def _rrf(scores: dict[str, float], ranked: Sequence[str]) -> None:
+    for rank, key in enumerate(ranked):
+        scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+
+
+def _rows(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[dict]:
+    rows: list[dict] = []
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        if chunk:
+            rows.extend(db.query(sql.format(",".join("?" * len(chunk))), chunk))
+    return rows
+
+
+def _dedupe(hits: list[_Hit]) -> list[MemoryItem]:
+    seen_keys: set[str] = set()
+    seen_texts: set[str] = set()
+    items = []
+    for hit in hits:
+        normalised = " ".join(hit.text.split("\n(reply:")[0].lower().split())
+        if hit.key in seen_keys or normalised in seen_texts:
+            continue
+        seen_keys.add(hit.key)
+        seen_texts.add(normalised)
+        items.append(hit.item())
+    return items
+
+
+def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
+    from dataclasses import replace
+
+    return replace(item, outdated=is_outdated(item.text, item.at))
+
+
+def _salient_terms(terms: Sequence[str]) -> list[str]:
+    """Terms worth linking on: longer content stems, in order of first appearance."""
+    return [term for term in dict.fromkeys(terms) if len(term) >= 4]

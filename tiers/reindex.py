@@ -1,0 +1,63 @@
+"""Rebuild the derived stores (FTS5 tables, the vector index) from SQLite, the truth."""
+
+from __future__ import annotations
+
+import sys
+
+import sqlite_utils
+
+from aniso.storage import transaction
+from aniso.tiers import lexical
+from aniso.tiers.dense import block_key, episode_key
+from aniso.tiers.memory import TieredMemory
+
+BATCH = 256
+
+
+def rebuild(db: sqlite_utils.Database, memory: TieredMemory, *, progress: bool = False) -> dict:
+    """Drop and refill both indexes; safe to rerun, and a crash leaves the outbox to finish."""
+    with transaction(db):
+        db.execute(f"DELETE FROM {lexical.EPISODES}")
+        db.execute(f"DELETE FROM {lexical.BLOCKS}")
+        for row in db.query("SELECT id, user_text FROM episodes"):
+            lexical.index_episode(db, row["id"], row["user_text"])
+        for row in db.query("SELECT id, summary FROM blocks WHERE summary != ''"):
+            lexical.index_block(db, row["id"], row["summary"])
+        db.execute("DELETE FROM outbox")
+    lexical.optimize(db)
+    memory.dense.index.reset()
+    rows = list(db.query("SELECT id, user_text FROM episodes ORDER BY id"))
+    blocks = list(
+        db.query("SELECT id, summary FROM blocks WHERE summary != '' AND status = 'active'")
+    )
+    items = [(episode_key(r["id"]), r["user_text"]) for r in rows]
+    items += [(block_key(r["id"]), r["summary"]) for r in blocks]
+    bar = _progress(len(items)) if progress and sys.stderr.isatty() else None
+    for start in range(0, len(items), BATCH):
+        chunk = items[start : start + BATCH]
+        vectors = memory.dense.embed([text for _, text in chunk])
+        memory.dense.index.upsert(
+            [key for key, _ in chunk], vectors, [{"kind": key[0]} for key, _ in chunk]
+        )
+        if bar is not None:
+            bar.advance(len(chunk))
+    if bar is not None:
+        bar.stop()
+    return {"episodes": len(rows), "blocks": len(blocks)}
+
+
+class _progress:
+    """A rich progress bar on a TTY; callers skip it under --json or without a TTY."""
+
+    def __init__(self, total: int) -> None:
+        from rich.progress import Progress
+
+        self._progress = Progress(transient=True)
+        self._task = self._progress.add_task("reindexing", total=total)
+        self._progress.start()
+
+    def advance(self, amount: int) -> None:
+        self._progress.advance(self._task, amount)
+
+    def stop(self) -> None:
+        self._progress.stop()
