@@ -23,7 +23,7 @@ from aniso.clock import Clock
 from aniso.inputs import clean_message
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
-from aniso.tiers import episodes
+from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ Message = dict[str, str]
 RECENT_TURNS = 6
 RECALL_LIMIT = 12
 TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
+UNPACK_SCORE = 2 / 61  # rank 1 on both the lexical and the dense side (RRF, k = 60)
 
 
 class Redactor(Protocol):
@@ -94,6 +95,8 @@ class MemoryController:
         self.llm_is_local = llm_is_local
         self.temporary = temporary
         self.warnings: list[str] = []
+        self.restored: list[unpack.Restored] = []
+        self._previous_old_blocks: set[int] = set()
         self._temporary_turns: list[tuple[str, str]] = []
 
     def _llm_sees_raw(self) -> bool:
@@ -129,15 +132,63 @@ class MemoryController:
         recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
         excluded = [e.id for e in recent] + ([current_episode] if current_episode else [])
         outdated = self.profile.is_outdated if self.profile is not None else None
-        result = self.memory.recall(
-            query,
-            now=self.clock(),
-            limit=RECALL_LIMIT,
-            is_outdated=outdated,
-            exclude_episodes=excluded,
+
+        def run() -> list[MemoryItem]:
+            result = self.memory.recall(
+                query,
+                now=self.clock(),
+                limit=RECALL_LIMIT,
+                is_outdated=outdated,
+                exclude_episodes=excluded,
+            )
+            self.warnings = result.warnings
+            return result.items
+
+        items = run()
+        block = self._block_to_unpack(query, items)
+        if block is not None:
+            restored = unpack.deep(
+                self.memory,
+                block,
+                now=self.clock(),
+                context_block=self._current_block(current_episode),
+            )
+            if restored is not None:
+                self.restored.append(restored)
+                items = run()
+        return items
+
+    def _block_to_unpack(self, query: str, items: list[MemoryItem]) -> int | None:
+        """Which warm or cold block to restore now, if any (DESIGN §3, migration up).
+
+        Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
+        topic that keeps developing (the same old block among the top items in two
+        consecutive turns, which is also "active use" for warm), or a match strong
+        enough on both the lexical and the dense side.
+        """
+        old = [item for item in items[:3] if item.tier != "hot" and not item.outdated]
+        previous, self._previous_old_blocks = (
+            self._previous_old_blocks,
+            {item.block_id for item in old},
         )
-        self.warnings = result.warnings
-        return result.items
+        if not old:
+            return None
+        if unpack.asks_for_detail(query):
+            return old[0].block_id
+        for item in old:
+            if item.block_id in previous:
+                return item.block_id
+        if items[0].tier != "hot" and items[0].score >= UNPACK_SCORE:
+            return items[0].block_id
+        return None
+
+    def _current_block(self, episode_id: int | None) -> int | None:
+        if not episode_id:
+            return None
+        found = self.db.execute(
+            "SELECT block_id FROM episodes WHERE id = ?", [episode_id]
+        ).fetchone()
+        return found[0] if found else None
 
     def profile_text(self) -> str:
         return self.profile.prompt_text() if self.profile is not None else ""

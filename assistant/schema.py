@@ -58,6 +58,7 @@ def m001_core(db: sqlite_utils.Database) -> None:
             summary TEXT NOT NULL DEFAULT '',
             keywords TEXT NOT NULL DEFAULT '[]',
             anchors TEXT NOT NULL DEFAULT '[]',
+            pointers TEXT NOT NULL DEFAULT '[]',      -- cold: up to 5 related block ids
             centroid BLOB,                            -- mean embedding, for topic shift
             kept_share REAL NOT NULL DEFAULT 1.0,     -- warm: share of episodes kept searchable
             restored_from INTEGER,

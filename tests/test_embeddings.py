@@ -81,6 +81,8 @@ def test_empty_input_and_a_bare_string() -> None:
     assert LocalMiniLM().embed([]).shape == (0, 384)
     with pytest.raises(TypeError):
         LocalMiniLM().embed("one string, not a list")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        LocalMiniLM().embed(["fine", None])  # type: ignore[list-item]
 
 
 def test_construction_is_free_and_a_missing_model_is_a_model_error(tmp_path: Path) -> None:

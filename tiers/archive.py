@@ -1,0 +1,74 @@
+"""The archive: full episodes of compressed blocks, compressed and not searchable.
+
+Moving an episode here and deleting its live row happen in one transaction, so an
+episode is always in exactly one place: live in a tier, or archived. Deep unpacking
+copies archived episodes back into a new hot block and marks the archive rows
+`restored` (they stay, so a second unpack or an export still sees them).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from datetime import datetime
+
+import sqlite_utils
+
+FIELDS = (
+    "id",
+    "block_id",
+    "session",
+    "at",
+    "user_text",
+    "reply",
+    "status",
+    "error",
+    "tokens",
+    "pii_types",
+    "salience",
+    "ref",
+    "origin_id",
+)
+
+
+def pack(row: dict) -> bytes:
+    return zlib.compress(json.dumps({k: row[k] for k in FIELDS}, ensure_ascii=False).encode(), 9)
+
+
+def unpack(payload: bytes) -> dict:
+    return json.loads(zlib.decompress(payload).decode())
+
+
+def archive_episodes(db: sqlite_utils.Database, episode_ids: Sequence[int], *, at: datetime) -> int:
+    """Inside the caller's transaction: move live episodes into the archive."""
+    moved = 0
+    for episode_id in episode_ids:
+        rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
+        if not rows:
+            continue
+        row = rows[0]
+        db.execute(
+            "INSERT OR REPLACE INTO archive (episode_id, block_id, payload, archived_at, status, "
+            "tokens) VALUES (?, ?, ?, ?, 'archived', ?)",
+            [episode_id, row["block_id"], pack(row), at.isoformat(), row["tokens"]],
+        )
+        db.execute("DELETE FROM episodes WHERE id = ?", [episode_id])
+        moved += 1
+    return moved
+
+
+def archived_of(
+    db: sqlite_utils.Database, block_id: int, *, include_restored: bool = False
+) -> list[dict]:
+    """The archived episodes of a block, oldest first, decompressed."""
+    status = "" if include_restored else "AND status = 'archived'"
+    rows = db.execute(
+        f"SELECT payload FROM archive WHERE block_id = ? {status} ORDER BY episode_id",
+        [block_id],
+    ).fetchall()
+    return [unpack(payload) for (payload,) in rows]
+
+
+def mark_restored(db: sqlite_utils.Database, block_id: int) -> None:
+    db.execute("UPDATE archive SET status = 'restored' WHERE block_id = ?", [block_id])

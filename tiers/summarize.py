@@ -1,0 +1,130 @@
+"""Summaries, gists, keywords and anchors: extractive by default, upgraded by an LLM.
+
+The embedded model cannot summarise, so the deterministic path is the real one:
+salient sentences, TF-IDF keywords, regex anchors. A capable model, when
+configured, writes them instead; if it fails or returns junk, the extractive path
+answers. Either way the caller passes everything through the privacy guard again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from aniso.tiers.text import anchors as find_anchors
+from aniso.tiers.text import keywords as find_keywords
+from aniso.tiers.text import sentences, stems
+
+log = logging.getLogger(__name__)
+MAX_KEYWORDS = 12
+MAX_ANCHORS = 12
+GIST_WORDS = 28
+
+
+@dataclass(frozen=True)
+class Forms:
+    """What compression keeps of a block."""
+
+    summary: str  # warm: salient sentences
+    gist: str  # cold: one or two sentences
+    keywords: list[str]
+    anchors: list[str]
+
+
+def salience(texts: Sequence[str]) -> list[float]:
+    """How central each text is to its block: shared stems, anchors, markers, length."""
+    per_text = [set(stems(text)) for text in texts]
+    frequency: Counter[str] = Counter(term for terms in per_text for term in terms)
+    scores = []
+    for text, terms in zip(texts, per_text, strict=True):
+        shared = sum(frequency[t] - 1 for t in terms) / (1 + len(terms)) ** 0.5
+        scores.append(shared + 0.5 * len(find_anchors(text)) + min(len(terms), 30) / 30)
+    return scores
+
+
+def _clip_words(text: str, limit: int) -> str:
+    parts = text.split()
+    return text if len(parts) <= limit else " ".join(parts[:limit]) + "…"
+
+
+def _month(at: datetime) -> str:
+    return at.strftime("%B %Y")
+
+
+def extractive(
+    texts: Sequence[str], *, start: datetime, end: datetime, max_sentences: int = 3
+) -> Forms:
+    """The deterministic forms of a block from its user texts."""
+    candidates = [s for text in texts for s in sentences(text) if len(s.split()) >= 3]
+    if not candidates:
+        candidates = [t for t in texts if t.strip()] or [""]
+    ranked_scores = salience(candidates)
+    order = sorted(range(len(candidates)), key=lambda i: (-ranked_scores[i], i))
+    chosen = sorted(order[:max_sentences])
+    summary = " ".join(_clip_words(candidates[i], 40) for i in chosen)
+    keywords = find_keywords(texts, limit=MAX_KEYWORDS)
+    anchors = find_anchors(" ".join(texts), limit=MAX_ANCHORS)
+    about = ", ".join(keywords[:3]) if keywords else "a conversation"
+    lead = _clip_words(candidates[order[0]], GIST_WORDS)
+    when = _month(start) if _month(start) == _month(end) else f"{_month(start)}–{_month(end)}"
+    gist = f"That was about {about}, in {when}: {lead}"
+    return Forms(summary=summary, gist=gist, keywords=keywords, anchors=anchors)
+
+
+class LLMForms(BaseModel):
+    """What a capable model returns for a block (structured output)."""
+
+    model_config = ConfigDict(extra="forbid")
+    summary: str = Field(max_length=1200)
+    """Three sentences at most: what was said, decided, left open."""
+    gist: str = Field(max_length=300)
+    """One or two sentences: 'that was about X, in the context of Y, in <month>'."""
+    keywords: list[str] = Field(max_length=MAX_KEYWORDS)
+    anchors: list[str] = Field(max_length=MAX_ANCHORS)
+    """Dates, names, places and numbers that must survive compression."""
+
+
+Complete = Callable[[list[dict[str, str]], dict], str]
+
+
+def with_llm(
+    texts: Sequence[str], *, start: datetime, end: datetime, complete: Complete | None
+) -> tuple[Forms, str]:
+    """LLM forms when a capable model answers well, else extractive; with the source."""
+    fallback = extractive(texts, start=start, end=end)
+    if complete is None:
+        return fallback, "extractive"
+    prompt = (
+        "Summarise this memory of a conversation with the user. Quote only what the user "
+        f"said. It spans {_month(start)} to {_month(end)}.\n\n"
+        + "\n".join(f"- {t}" for t in texts)[:8000]
+    )
+    schema = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "memory_forms",
+            "schema": LLMForms.model_json_schema(),
+            "strict": True,
+        },
+    }
+    try:
+        raw = complete([{"role": "user", "content": prompt}], schema)
+        forms = LLMForms.model_validate(json.loads(raw))
+    except (ValidationError, ValueError, TypeError) as error:
+        log.warning("LLM summary unusable (%s); using the extractive one", type(error).__name__)
+        return fallback, "extractive"
+    except Exception as error:  # a dead model must never stop compaction
+        log.warning("LLM summary failed (%s); using the extractive one", type(error).__name__)
+        return fallback, "extractive"
+    return Forms(
+        summary=forms.summary,
+        gist=forms.gist,
+        keywords=forms.keywords or fallback.keywords,
+        anchors=forms.anchors or fallback.anchors,
+    ), "llm"

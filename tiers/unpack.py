@@ -1,0 +1,134 @@
+"""Unpacking: bringing an old memory back.
+
+Shallow unpacking shows the gist and leaves the block where it is ("that was about
+X ... in May", marked vague). Deep unpacking restores the block's full episodes into
+a *new* hot block with fresh actuality, linked to the old block's pointers and to the
+current conversation; the archive copy is marked `restored`, never deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from aniso.storage import transaction
+from aniso.tiers import archive, blocks, lexical, links
+from aniso.tiers.dense import block_key, episode_key
+from aniso.tiers.memory import TieredMemory
+
+EXPLICIT_REQUEST = re.compile(
+    r"\b(tell me more|more details?|in detail|remember when|do you remember|what exactly|"
+    r"go on|elaborate)\b|(подробнее|расскажи больше|помнишь|вспомни|детальніше|пам'ятаєш)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_detail(text: str) -> bool:
+    """An explicit request to unpack: "tell me more", "подробнее", "remember when…"."""
+    return bool(EXPLICIT_REQUEST.search(text))
+
+
+@dataclass(frozen=True)
+class Restored:
+    old_block: int
+    new_block: int
+    episodes: int
+
+
+def shallow(memory: TieredMemory, block_id: int) -> str:
+    """The gist of a block, for a vague answer; changes nothing."""
+    block = blocks.get(memory.db, block_id)
+    if block is None:
+        return ""
+    if block.tier == "hot":
+        first = memory.db.execute(
+            "SELECT user_text FROM episodes WHERE block_id = ? ORDER BY id LIMIT 1", [block_id]
+        ).fetchone()
+        return first[0] if first else ""
+    return block.summary
+
+
+def deep(
+    memory: TieredMemory, block_id: int, *, now: datetime, context_block: int | None = None
+) -> Restored | None:
+    """Restore a warm or cold block's episodes into a new hot block (one transaction)."""
+    db = memory.db
+    old = blocks.get(db, block_id)
+    if old is None or old.tier == "hot" or old.status != "active":
+        return None
+    archived = archive.archived_of(db, block_id)
+    pointers = json.loads(
+        db.execute("SELECT pointers FROM blocks WHERE id = ?", [block_id]).fetchone()[0]
+    )
+    with transaction(db):
+        new_block = blocks.create(db, at=now, restored_from=block_id)
+        moved = [
+            row[0]
+            for row in db.execute(
+                "SELECT id FROM episodes WHERE block_id = ?", [block_id]
+            ).fetchall()
+        ]
+        db.execute("UPDATE episodes SET block_id = ? WHERE block_id = ?", [new_block, block_id])
+        restored_ids = []
+        for episode in archived:
+            cursor = db.execute(
+                "INSERT INTO episodes (block_id, session, at, user_text, reply, status, error, "
+                "tokens, pii_types, salience, ref, origin_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    new_block,
+                    episode["session"],
+                    episode["at"],
+                    episode["user_text"],
+                    episode["reply"],
+                    episode["status"],
+                    episode["error"],
+                    episode["tokens"],
+                    episode["pii_types"],
+                    episode["salience"],
+                    episode["ref"],
+                    episode["origin_id"] or episode["id"],
+                ],
+            )
+            restored_ids.append(int(cursor.lastrowid))
+            lexical.index_episode(db, int(cursor.lastrowid), episode["user_text"])
+        archive.mark_restored(db, block_id)
+        total = len(moved) + len(restored_ids)
+        db.execute(
+            "UPDATE blocks SET size = ?, last_episode_at = ?, keywords = ?, anchors = ?, "
+            "centroid = (SELECT centroid FROM blocks WHERE id = ?) WHERE id = ?",
+            [
+                total,
+                old.last_episode_at.isoformat(),
+                json.dumps(old.keywords),
+                json.dumps(old.anchors),
+                block_id,
+                new_block,
+            ],
+        )
+        db.execute(
+            "UPDATE blocks SET status = 'restored', version = version + 1 WHERE id = ?", [block_id]
+        )
+        lexical.unindex_block(db, block_id)
+        memory.dense.enqueue("delete", block_key(block_id), at=now)
+        for episode_id in restored_ids:
+            memory.dense.enqueue("upsert", episode_key(episode_id), at=now)
+        links.add(db, new_block, block_id, weight=1.0, reason="restored", at=now)
+        for pointer in pointers:
+            links.add(db, new_block, pointer, weight=0.5, reason="pointer", at=now)
+        if context_block is not None:
+            links.add(db, new_block, context_block, weight=1.0, reason="context", at=now)
+        db.execute(
+            "INSERT INTO tier_events (at, block_id, kind, from_tier, to_tier, detail) "
+            "VALUES (?, ?, 'restore', ?, 'hot', ?)",
+            [
+                now.isoformat(),
+                block_id,
+                old.tier,
+                json.dumps({"new_block": new_block, "episodes": total}),
+            ],
+        )
+    memory.dense.flush(memory.texts_for)
+    return Restored(old_block=block_id, new_block=new_block, episodes=total)
