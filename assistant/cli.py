@@ -198,9 +198,10 @@ def config(context: Context, as_json: bool) -> None:
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
     from aniso.cli_memory import memory, reindex
+    from aniso.cli_tiers import compact, doctor
 
-    main.add_command(memory)
-    main.add_command(reindex)
+    for command in (memory, reindex, compact, doctor):
+        main.add_command(command)
 
 
 _register()

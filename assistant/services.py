@@ -35,6 +35,10 @@ class Services:
     controller: MemoryController
     assistant: Assistant
 
+    def redact_text(self, text: str) -> str:
+        """Redact text on a write path other than chat (summaries, imports, exports)."""
+        return self.controller.redact(text)[0]
+
 
 def make_clock(settings: Settings) -> Clock:
     """The real clock, or a simulated one standing at `settings.now`."""

@@ -1,0 +1,64 @@
+"""The nightly compactor: an APScheduler cron job in the user's timezone.
+
+APScheduler 3's default misfire grace is one second, which silently drops a run the
+laptop slept through; we coalesce and allow a day of grace, and at start-up we run
+at once when the last run is older than the last scheduled time (catch-up). Jobs run
+in threads, so each run opens its own database connection.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from aniso.settings import Settings
+
+log = logging.getLogger(__name__)
+JOB_ID = "nightly-compaction"
+
+
+def last_scheduled(settings: Settings, now: datetime) -> datetime:
+    """The most recent nightly slot at or before `now`, in UTC."""
+    zone = ZoneInfo(settings.timezone)
+    hour, minute = (int(part) for part in settings.compact_at.split(":"))
+    local = now.astimezone(zone)
+    slot = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if slot > local:
+        slot -= timedelta(days=1)
+    return slot.astimezone(ZoneInfo("UTC"))
+
+
+def needs_catch_up(settings: Settings, now: datetime, last_run: datetime | None) -> bool:
+    return last_run is None or last_run < last_scheduled(settings, now)
+
+
+def start(
+    settings: Settings, run: Callable[[], Any], *, last_run: datetime | None, now: datetime
+) -> Any:
+    """Start the background scheduler; runs once at once if a night was missed."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+    from apscheduler.triggers.cron import CronTrigger
+
+    hour, minute = (int(part) for part in settings.compact_at.split(":"))
+    scheduler = BackgroundScheduler(timezone=ZoneInfo(settings.timezone))
+    scheduler.add_job(
+        run,
+        CronTrigger(hour=hour, minute=minute, timezone=ZoneInfo(settings.timezone)),
+        id=JOB_ID,
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=24 * 3600,
+        replace_existing=True,
+    )
+    if needs_catch_up(settings, now, last_run):
+        scheduler.add_job(run, id=f"{JOB_ID}-catch-up", max_instances=1)
+    scheduler.start()
+    return scheduler
+
+
+def next_run(scheduler: Any) -> datetime | None:
+    job = scheduler.get_job(JOB_ID)
+    return job.next_run_time if job is not None else None

@@ -1,0 +1,68 @@
+"""Consistency checks: SQLite integrity plus the invariants of the tiers.
+
+Used by `aniso doctor`, and by the crash test: after a `kill -9` mid-compaction and
+a rerun, every episode must be in exactly one place and the indexes must agree
+with SQLite.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from aniso.tiers.dense import DenseMemory, block_key, episode_key
+
+
+def check(db: sqlite_utils.Database, dense: DenseMemory | None = None) -> list[str]:
+    """Every problem found, one line each; an empty list means healthy."""
+    problems: list[str] = []
+    integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+    if integrity != "ok":
+        problems.append(f"SQLite integrity check: {integrity}")
+    both = db.execute(
+        "SELECT count(*) FROM episodes e JOIN archive a ON a.episode_id = e.id "
+        "WHERE a.status = 'archived'"
+    ).fetchone()[0]
+    if both:
+        problems.append(f"{both} episodes are both live and archived")
+    cold_live = db.execute(
+        "SELECT count(*) FROM episodes e JOIN blocks b ON b.id = e.block_id "
+        "WHERE b.tier = 'cold' AND b.status = 'active'"
+    ).fetchone()[0]
+    if cold_live:
+        problems.append(f"{cold_live} live episodes belong to cold blocks")
+    orphans = db.execute(
+        "SELECT count(*) FROM episodes e LEFT JOIN blocks b ON b.id = e.block_id WHERE b.id IS NULL"
+    ).fetchone()[0]
+    if orphans:
+        problems.append(f"{orphans} episodes have no block")
+    fts_extra = db.execute(
+        "SELECT count(*) FROM episode_fts WHERE rowid NOT IN (SELECT id FROM episodes)"
+    ).fetchone()[0]
+    fts_missing = db.execute(
+        "SELECT count(*) FROM episodes WHERE id NOT IN (SELECT rowid FROM episode_fts)"
+    ).fetchone()[0]
+    if fts_extra or fts_missing:
+        problems.append(f"lexical index out of step: {fts_extra} stale rows, {fts_missing} missing")
+    if dense is not None:
+        problems.extend(_check_dense(db, dense))
+    return problems
+
+
+def _check_dense(db: sqlite_utils.Database, dense: DenseMemory) -> list[str]:
+    pending = {row[0] for row in db.execute("SELECT ref FROM outbox")}
+    expected = {episode_key(row[0]) for row in db.execute("SELECT id FROM episodes")}
+    expected |= {
+        block_key(row[0])
+        for row in db.execute(
+            "SELECT id FROM blocks WHERE status = 'active' AND tier != 'hot' AND summary != ''"
+        )
+    }
+    try:
+        actual = dense.index.ids()
+    except Exception as error:  # report, never crash the checker
+        return [f"vector index unreadable: {error}"]
+    missing = expected - actual - pending
+    stale = actual - expected - pending
+    if missing or stale:
+        return [f"vector index out of step: {len(missing)} missing, {len(stale)} stale"]
+    return []
