@@ -1,0 +1,189 @@
+"""Canonical terms for the things people like, avoid and do, in EN, RU and UK.
+
+A term maps many inflected words ("стейки", "стейков", "steaks") to one English
+canonical value ("steak") by comparing Snowball stems, so "люблю йогу" and
+"yoga" are the same interest. Foods carry categories (meat, dairy, spicy...):
+the categories are what lets a diet supersede a liking ("vegetarian" ends
+"steak") and what the stale-memory check looks for in old texts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+import snowballstemmer
+
+Kind = str  # "food" | "interest" | "other"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One canonical thing and the words that name it."""
+
+    canonical: str
+    kind: Kind
+    words: tuple[str, ...]
+    categories: frozenset[str] = frozenset()
+
+
+def _t(canonical: str, kind: Kind, words: str, categories: str = "") -> Term:
+    return Term(
+        canonical=canonical,
+        kind=kind,
+        words=tuple(w.strip() for w in words.split(",") if w.strip()),
+        categories=frozenset(categories.split()),
+    )
+
+
+TERMS: tuple[Term, ...] = (
+    # Food. Categories drive diet conflicts and stale-memory checks.
+    _t("steak", "food", "steak, steaks, steakhouse, стейк, стейки, стейков, стейкхаус", "meat"),
+    _t("meat", "food", "meat, мясо, мясной, мясное, мясные, мясных, мясо, мʼясо, мясний", "meat"),
+    _t("beef", "food", "beef, говядина, яловичина", "meat"),
+    _t("pork", "food", "pork, свинина", "meat"),
+    _t("chicken", "food", "chicken, курица, курятина, курка", "meat"),
+    _t("bacon", "food", "bacon, бекон", "meat"),
+    _t("burgers", "food", "burger, burgers, бургер, бургеры", "meat"),
+    _t("sausages", "food", "sausage, sausages, колбаса, сосиски, ковбаса", "meat"),
+    _t("kebab", "food", "kebab, shashlik, шашлык, шашлик", "meat"),
+    _t("fish", "food", "fish, рыба, риба", "fish"),
+    _t("seafood", "food", "seafood, shrimp, морепродукты, креветки", "fish"),
+    _t("sushi", "food", "sushi, суши", "fish"),
+    _t(
+        "dairy",
+        "food",
+        "dairy, milk, lactose, молоко, молочное, молочка, лактоза, молочне",
+        "dairy",
+    ),
+    _t("cheese", "food", "cheese, сыр, сир", "dairy"),
+    _t("yogurt", "food", "yogurt, yoghurt, йогурт", "dairy"),
+    _t("cream", "food", "cream, сливки, сметана, вершки", "dairy"),
+    _t("eggs", "food", "egg, eggs, яйца, яйцо, яйця", "eggs"),
+    _t("gluten", "food", "gluten, wheat, глютен, клейковина, пшеница, пшениця", "gluten"),
+    _t("bread", "food", "bread, хлеб, хліб", "gluten"),
+    _t("pasta", "food", "pasta, макароны, паста", "gluten"),
+    _t("pizza", "food", "pizza, пицца, піца", "gluten"),
+    _t("nuts", "food", "nut, nuts, peanuts, орехи, орех, арахис, горіхи", "nuts"),
+    _t("sugar", "food", "sugar, сахар, цукор", "sugar"),
+    _t("spicy food", "food", "spicy, spicy food, chili, острое, острая еда, чили, гостре", "spicy"),
+    _t("burritos", "food", "burrito, burritos, буррито"),
+    _t("sweets", "food", "sweets, desserts, сладкое, десерты, солодке"),
+    # Interests and hobbies.
+    _t("film", "interest", "film, films, movie, movies, cinema, кино, фильмы, кіно, фільми"),
+    _t("yoga", "interest", "yoga, йога"),
+    _t("design", "interest", "design, дизайн"),
+    _t("football", "interest", "football, soccer, футбол"),
+    _t("data science", "interest", "data science, дата сайенс"),
+    _t("cooking", "interest", "cooking, кулинария, готовка, кулінарія"),
+    _t("hiking", "interest", "hiking, hikes, походы, поход, хайкинг, походи"),
+    _t("productivity", "interest", "productivity, продуктивность, продуктивність"),
+    _t("classical music", "interest", "classical music, классическая музыка, класична музика"),
+    _t("music", "interest", "music, музыка, музика"),
+    _t("reading", "interest", "reading, books, чтение, книги, читання"),
+    _t("travel", "interest", "travel, travelling, путешествия, подорожі"),
+    _t("running", "interest", "running, бег, біг"),
+    _t("meditation", "interest", "meditation, медитация, медитація"),
+    _t("photography", "interest", "photography, фотография, фотографія"),
+    _t("theatre", "interest", "theatre, theater, театр"),
+    _t("dancing", "interest", "dancing, танцы, танці"),
+    _t("swimming", "interest", "swimming, плавание, плавання"),
+    _t("programming", "interest", "programming, coding, программирование, програмування"),
+    _t("museums", "interest", "museums, музеи, музеї"),
+    _t("art", "interest", "art, искусство, мистецтво"),
+    # Other things people say they dislike.
+    _t("crowds", "other", "crowd, crowds, толпа, толпы, натовп"),
+    _t("noise", "other", "noise, шум"),
+    _t("verbosity", "other", "verbosity, wordiness, многословие, багатослівність"),
+)
+
+_WORD = re.compile(r"[\w'ʼ’]+")
+_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
+
+
+@cache
+def _stemmer(language: str) -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer(language)
+
+
+def normalise_word(word: str) -> str:
+    """Lower-case, with apostrophes dropped so "м'ясо" and "мʼясо" stem alike."""
+    return re.sub(r"['ʼ’]", "", word.lower()).replace("ё", "е")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball stem, with the Russian stemmer for Cyrillic (UK included: no
+    Ukrainian Snowball stemmer exists, and the Russian one folds most UK endings)."""
+    word = normalise_word(word)
+    language = "russian" if _CYRILLIC.search(word) else "english"
+    return _stemmer(language).stemWord(word)
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """(stem, start, end) for every word of `text`."""
+    return [(stem(m.group()), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+@cache
+def _index() -> dict[tuple[str, ...], Term]:
+    """Stem sequences of every term word -> term; built once, on first use."""
+    index: dict[tuple[str, ...], Term] = {}
+    for term in TERMS:
+        for word in term.words:
+            key = tuple(stem(part) for part in _WORD.findall(word))
+            index.setdefault(key, term)
+    return index
+
+
+@cache
+def _longest() -> int:
+    return max(len(key) for key in _index())
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A term found in a text, with the character span it came from."""
+
+    term: Term
+    start: int
+    end: int
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every known term in `text`, longest match first at each position."""
+    found: list[Mention] = []
+    words = tokens(text)
+    index = _index()
+    position = 0
+    while position < len(words):
+        for size in range(min(_longest(), len(words) - position), 0, -1):
+            key = tuple(w[0] for w in words[position : position + size])
+            term = index.get(key)
+            if term is not None:
+                found.append(Mention(term, words[position][1], words[position + size - 1][2]))
+                position += size
+                break
+        else:
+            position += 1
+    return found
+
+
+def lookup(phrase: str) -> Term | None:
+    """The first known term in a short phrase ("молочных перекусов" -> dairy)."""
+    found = mentions(phrase)
+    return found[0].term if found else None
+
+
+def by_canonical(value: str) -> Term | None:
+    """The term whose canonical value is `value`, for stored values."""
+    for term in TERMS:
+        if term.canonical == value:
+            return term
+    return lookup(value)
+
+
+def categories_of(value: str) -> frozenset[str]:
+    term = by_canonical(value)
+    return term.categories if term else frozenset()

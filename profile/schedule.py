@@ -1,0 +1,171 @@
+"""When the user has time: clock ranges, "after 19:00", days and parts of the day.
+
+Schedules are free text in people's mouths ("будни после 19:00", "Tue/Thu
+evenings", "только раннее утро"); we keep them as one short English phrase so the
+prompt reads the same whatever language set them. A clock time is strong
+evidence on its own; days and parts of the day count only next to an
+availability cue ("I have time", "только"), so "a place for Thursday evening" is
+a request, not a schedule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_H = r"(\d{1,2})(?:[:.](\d{2}))?"
+_RANGE = re.compile(
+    r"(?:\b(?:с|from|з)\s+)?\b(\d{1,2})[:.](\d{2})\s*(?:-|–|—|\bдо\b|\bto\b|\bпо\b)\s*"
+    r"(\d{1,2})[:.](\d{2})\b",
+    re.IGNORECASE,
+)
+_AFTER = re.compile(
+    rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|ночи|h)?(?!\w)",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    rf"\b(?:до|before|by|раньше)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|h)?(?!\w)",
+    re.IGNORECASE,
+)
+_ONLY = re.compile(r"\b(?:только|лишь|only|тільки|лише)\b", re.IGNORECASE)
+_AVAILABLE = re.compile(
+    r"\b(?:врем\w*|час\w*|свободн\w*|вільн\w*|free|available|have\s+time|могу|можу"
+    r"|удобно|зручно|works\s+for\s+me|time\s*:)",
+    re.IGNORECASE,
+)
+_NOT_MINE = re.compile(
+    r"\b(?:open\w*|clos\w*|работает|работают|открыт\w*|закрыва\w*|поезд\w*|train|flight"
+    r"|рейс\w*|самол[её]т\w*|прибыва\w*|arriv\w*|depart\w*|отправл\w*|начина\w*|starts?"
+    r"|встреч\w*|meeting|концерт\w*|сеанс\w*)",
+    re.IGNORECASE,
+)
+_GROUPS: tuple[tuple[str, str], ...] = (
+    ("weekdays", r"будн\w*|weekdays?|робоч\w+\s+дн\w*"),
+    ("weekends", r"выходн\w*|weekends?|вихідн\w*"),
+)
+_DAYS: tuple[tuple[str, str], ...] = (
+    ("Mon", r"понедельник\w*|понеділ\w*|mondays?"),
+    ("Tue", r"вторник\w*|вівтор\w*|tuesdays?"),
+    ("Wed", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
+    ("Thu", r"четверг\w*|четвер\w*|thursdays?"),
+    ("Fri", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
+    ("Sat", r"суббот\w*|субот\w*|saturdays?"),
+    ("Sun", r"воскресень\w*|неділ\w*|sundays?"),
+)
+_ABBREVIATIONS = {
+    "пн": "Mon", "mon": "Mon", "вт": "Tue", "tue": "Tue", "tues": "Tue", "ср": "Wed",
+    "wed": "Wed", "чт": "Thu", "thu": "Thu", "thurs": "Thu", "пт": "Fri", "fri": "Fri",
+    "сб": "Sat", "sat": "Sat", "вс": "Sun", "нд": "Sun", "sun": "Sun",
+}  # fmt: skip
+_ABBREVIATION_GROUP = re.compile(
+    r"\b(?:" + "|".join(_ABBREVIATIONS) + r")(?:\s*/\s*(?:" + "|".join(_ABBREVIATIONS) + r"))+\b",
+    re.IGNORECASE,
+)
+_PARTS: tuple[tuple[str, str], ...] = (
+    (
+        "early morning",
+        r"ранн\w+\s+утр\w*|рано\s+утром|early(?:\s+in\s+the)?\s+mornings?|рано\s+вранці"
+        r"|ранн\w+\s+ран\w*",
+    ),
+    ("mornings", r"утр\w*|по\s+утрам|mornings?|вранці"),
+    ("afternoons", r"дн[её]м|afternoons?|вдень"),
+    ("evenings", r"вечер\w*|вечор\w*|evenings?|ввечері"),
+)
+
+
+@dataclass(frozen=True)
+class _Found:
+    text: str
+    start: int
+    end: int
+
+
+def _clock(hour: str, minute: str | None, marker: str | None) -> str | None:
+    value, minutes = int(hour), int(minute or 0)
+    marker = (marker or "").lower().replace(".", "")
+    if marker in {"pm", "вечера", "дня"} and value < 12:
+        value += 12
+    if marker == "am" and value == 12:
+        value = 0
+    if value > 23 or minutes > 59:
+        return None
+    return f"{value:02d}:{minutes:02d}"
+
+
+def _clock_times(clause: str) -> list[_Found]:
+    found: list[_Found] = []
+    for m in _RANGE.finditer(clause):
+        start, end = _clock(m.group(1), m.group(2), None), _clock(m.group(3), m.group(4), None)
+        if start and end:
+            found.append(_Found(f"{start}-{end}", m.start(), m.end()))
+    taken = [(f.start, f.end) for f in found]
+    for pattern, word in ((_AFTER, "after"), (_BEFORE, "before")):
+        for m in pattern.finditer(clause):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            if m.group(2) is None and m.group(3) is None:
+                continue  # "после 2 недель" is not a time of day
+            time = _clock(m.group(1), m.group(2), m.group(3))
+            if time:
+                found.append(_Found(f"{word} {time}", m.start(), m.end()))
+                taken.append((m.start(), m.end()))
+    return sorted(found, key=lambda f: f.start)
+
+
+def _scan(table: tuple[tuple[str, str], ...], text: str, taken: list[tuple[int, int]]) -> list[str]:
+    hits = []
+    for canonical, pattern in table:
+        for m in re.finditer(rf"\b(?:{pattern})\b", text, re.IGNORECASE):
+            if not any(a <= m.start() < b for a, b in taken):
+                hits.append((m.start(), canonical))
+                taken.append((m.start(), m.end()))
+    return [canonical for _, canonical in sorted(hits)]
+
+
+def _days(text: str, taken: list[tuple[int, int]]) -> str:
+    groups = _scan(_GROUPS, text, taken)
+    if groups:
+        return groups[0]
+    named = _scan(_DAYS, text, taken)
+    for m in _ABBREVIATION_GROUP.finditer(text):
+        named += [_ABBREVIATIONS[part.strip().lower()] for part in m.group().split("/")]
+    order = [day for day, _ in _DAYS]
+    return "/".join(sorted(set(named), key=order.index))
+
+
+def describe(clause: str) -> str | None:
+    """A canonical schedule phrase for a clause, or None when it names no time at all."""
+    times = _clock_times(clause)
+    taken = [(f.start, f.end) for f in times]
+    days = _days(clause, taken)
+    # A clock time says it all: "утренний план 06:30-08:30" is not "mornings 06:30-08:30".
+    parts = [] if times else _scan(_PARTS, clause, taken)
+    if not (times or days or parts):
+        return None
+    words: list[str] = []
+    if days and parts:
+        day = {"weekdays": "weekday", "weekends": "weekend"}.get(days, days)
+        words.append(f"{day} {parts[0]}")
+    else:
+        words += [days] if days else []
+        words += parts[:1]
+    words += [f.text for f in times]
+    if _ONLY.search(clause):
+        words.append("only")
+    return " ".join(words)
+
+
+def schedule_in(sentence: str) -> list[tuple[str, str]]:
+    """(canonical schedule, evidence clause) for each clause of a sentence that
+    states when the user has time."""
+    found = []
+    for clause in re.split(r"[,;]", sentence):
+        if _NOT_MINE.search(clause):
+            continue
+        has_clock = bool(_clock_times(clause))
+        if not has_clock and not (_AVAILABLE.search(clause) or _ONLY.search(clause)):
+            continue
+        described = describe(clause)
+        if described and described != "only":
+            found.append((described, clause.strip()))
+    return found

@@ -1,0 +1,252 @@
+"""The profile, versioned in SQLite: the latest statement wins, nothing is deleted.
+
+Every value is one row of `profile_values`. A single-valued field has at most one
+open row (ended IS NULL); a list field has one open row per item. A change never
+deletes: it ends the old row with the time, the episode and the reason, so the
+profile view can show each field's history and the stale-memory check can ask
+"was this still true when that memory was written?".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import sqlite_utils
+
+from aniso.clock import Clock
+from aniso.errors import InputError
+from aniso.profile import conflicts, vocab
+from aniso.profile.delta import Op, ProfileDelta, make_op
+from aniso.profile.model import (
+    FIELDS,
+    Profile,
+    ProfileValue,
+    Source,
+    is_list_field,
+)
+from aniso.profile.stale import StaleCheck
+from aniso.storage import transaction
+
+log = logging.getLogger(__name__)
+
+OPPOSITES: dict[str, tuple[str, ...]] = {
+    "likes": ("dislikes", "avoid"),
+    "interests": ("dislikes",),
+    "dislikes": ("likes", "interests"),
+    "avoid": ("likes",),
+}
+"""Lists that cannot both hold an item: saying one ends the other."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row the store wrote: a value that started, or one that ended."""
+
+    kind: Literal["started", "ended"]
+    field: str
+    value: str
+    row_id: int
+    reason: str | None = None
+
+
+def check_field(field: str) -> str:
+    if field not in FIELDS:
+        raise InputError(f"unknown profile field {field!r}; use one of: {', '.join(FIELDS)}")
+    return field
+
+
+def _row_value(row: dict[str, Any]) -> ProfileValue | None:
+    if row["field"] not in FIELDS:
+        return None  # written by a newer version of Aniso; not ours to interpret
+    try:
+        payload = json.loads(row["value"])
+    except json.JSONDecodeError:
+        payload = row["value"]
+    if not isinstance(payload, dict):
+        payload = {"value": str(payload), "said": str(payload)}
+    return ProfileValue(
+        id=row["id"],
+        field=row["field"],
+        value=str(payload.get("value", "")),
+        said=str(payload.get("said", payload.get("value", ""))),
+        evidence=str(payload.get("evidence", "")),
+        since=datetime.fromisoformat(row["since"]),
+        source_episode=row["source_episode"],
+        source=row["source"],
+        ended=datetime.fromisoformat(row["ended"]) if row["ended"] else None,
+        ended_by_episode=row["ended_by_episode"],
+        ended_reason=row["ended_reason"],
+    )
+
+
+class ProfileStore:
+    """Reads and writes the profile. Every write runs in one transaction, or in
+    the caller's when one is already open (so an episode and its profile changes
+    can commit together)."""
+
+    def __init__(self, db: sqlite_utils.Database, *, clock: Clock) -> None:
+        self.db = db
+        self.clock = clock
+
+    # Reading.
+
+    def _rows(self, where: str = "", params: list[Any] | None = None) -> list[ProfileValue]:
+        sql = f"SELECT * FROM profile_values {where} ORDER BY since, id"
+        rows = (_row_value(row) for row in self.db.query(sql, params or []))
+        return [row for row in rows if row is not None]
+
+    def current(self) -> Profile:
+        """The profile as it stands now."""
+        fields: dict[str, Any] = {}
+        for row in self._rows("WHERE ended IS NULL"):
+            if is_list_field(row.field):
+                fields.setdefault(row.field, []).append(row.entry())
+            else:
+                fields[row.field] = row.entry()  # the newest wins, should two be open
+        return Profile(**fields)
+
+    def history(self, field: str | None = None) -> list[ProfileValue]:
+        """Every value ever held, superseded ones included, oldest first."""
+        if field is None:
+            return self._rows()
+        return self._rows("WHERE field = ?", [check_field(field)])
+
+    def superseded_values(self) -> list[ProfileValue]:
+        """Values that are no longer current, oldest first."""
+        return self._rows("WHERE ended IS NOT NULL")
+
+    def staleness(self) -> StaleCheck:
+        """A snapshot for judging many recalled memories against one profile."""
+        return StaleCheck(profile=self.current(), superseded=tuple(self.superseded_values()))
+
+    def is_outdated(self, text: str, at: datetime) -> bool:
+        """True when a memory written at `at` asserts what the profile has since
+        superseded, or contradicts a current constraint (see `StaleCheck`)."""
+        return self.staleness().is_outdated(text, at)
+
+    # Writing.
+
+    def apply(self, delta: ProfileDelta, *, episode_id: int | None, source: Source) -> list[Change]:
+        """Apply a delta; ops without their own source get `source`."""
+        if delta.is_empty():
+            return []
+        changes: list[Change] = []
+        with self._write():
+            now = self.clock()
+            for op in delta.ops:
+                changes += self._apply_op(op, now, episode_id, op.source or source)
+        return changes
+
+    def set(self, field: str, value: str) -> list[Change]:
+        """A hand edit: set a single-valued field, or add an item to a list field."""
+        check_field(field)
+        canonical = vocab.normalise(field, value)
+        if canonical is None:
+            choices = vocab.choices(field)
+            hint = f"; use one of: {', '.join(choices)}" if choices else ""
+            raise InputError(f"cannot read {value!r} as a {field}{hint}")
+        kind = "add" if is_list_field(field) else "set"
+        op = make_op(kind, field, canonical, value.strip())
+        return self.apply(ProfileDelta(ops=(op,)), episode_id=None, source="hand")
+
+    def unset(self, field: str, item: str | None = None) -> list[Change]:
+        """A hand edit: end a field's value, one list item, or every item of a list."""
+        check_field(field)
+        with self._write():
+            now = self.clock()
+            rows = self._open(field)
+            if item is not None:
+                wanted = {item.strip(), vocab.normalise(field, item) or item.strip()}
+                rows = [r for r in rows if r.value in wanted or r.said in wanted]
+            return [self._end(r, now, None, "unset by hand") for r in rows]
+
+    # Internals.
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        if self.db.conn.in_transaction:
+            yield
+            return
+        with transaction(self.db):
+            yield
+
+    def _open(self, field: str, value: str | None = None) -> list[ProfileValue]:
+        if value is None:
+            return self._rows("WHERE field = ? AND ended IS NULL", [field])
+        return [r for r in self._open(field) if r.value == value]
+
+    def _apply_op(self, op: Op, now: datetime, episode: int | None, source: Source) -> list[Change]:
+        value = op.value.strip()
+        if value and op.field in vocab.CLOSED:
+            value = vocab.normalise(op.field, value) or ""
+            if not value:
+                log.warning("ignoring %s %s: %r is not a known value", op.kind, op.field, op.value)
+                return []
+        if is_list_field(op.field):
+            if op.kind == "remove":
+                reason = f"removed: {op.evidence or op.said or value}"
+                return [self._end(r, now, episode, reason) for r in self._open(op.field, value)]
+            return self._add(op, value, now, episode, source)
+        if op.kind == "remove":
+            rows = [r for r in self._open(op.field) if not value or r.value == value]
+            reason = f"removed: {op.evidence or op.said or op.field}"
+            return [self._end(r, now, episode, reason) for r in rows]
+        return self._replace(op, value, now, episode, source)
+
+    def _replace(
+        self, op: Op, value: str, now: datetime, episode: int | None, source: Source
+    ) -> list[Change]:
+        current = self._open(op.field)
+        if any(vocab.restates(op.field, value, row.value) for row in current):
+            return []
+        changes = [self._end(r, now, episode, f"replaced by {value!r}") for r in current]
+        changes.append(self._insert(op, value, now, episode, source))
+        return changes + self._cascade(op.field, value, now, episode)
+
+    def _add(
+        self, op: Op, value: str, now: datetime, episode: int | None, source: Source
+    ) -> list[Change]:
+        if self._open(op.field, value):
+            return []
+        changes = [self._insert(op, value, now, episode, source)]
+        for other in OPPOSITES.get(op.field, ()):
+            reason = f"now in {op.field}"
+            changes += [self._end(r, now, episode, reason) for r in self._open(other, value)]
+        return changes + self._cascade(op.field, value, now, episode)
+
+    def _cascade(self, field: str, value: str, now: datetime, episode: int | None) -> list[Change]:
+        """End likings the new constraint rules out: "vegetarian" ends "steak"."""
+        found = conflicts.ban(field, value)
+        if found is None:
+            return []
+        changes = []
+        for liking in conflicts.LIKING_FIELDS:
+            for row in self._open(liking):
+                if found.forbids(row.value):
+                    changes.append(self._end(row, now, episode, found.reason))
+        return changes
+
+    def _insert(
+        self, op: Op, value: str, now: datetime, episode: int | None, source: Source
+    ) -> Change:
+        payload = {"value": value, "said": op.said or value, "evidence": op.evidence}
+        cursor = self.db.execute(
+            "INSERT INTO profile_values (field, value, since, source_episode, source) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [op.field, json.dumps(payload, ensure_ascii=False), now.isoformat(), episode, source],
+        )
+        return Change("started", op.field, value, int(cursor.lastrowid or 0))
+
+    def _end(self, row: ProfileValue, now: datetime, episode: int | None, reason: str) -> Change:
+        self.db.execute(
+            "UPDATE profile_values SET ended = ?, ended_by_episode = ?, ended_reason = ? "
+            "WHERE id = ? AND ended IS NULL",
+            [now.isoformat(), episode, reason[:300], row.id],
+        )
+        return Change("ended", row.field, row.value, row.id, reason)

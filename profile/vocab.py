@@ -1,0 +1,206 @@
+"""Canonical values per field, and turning anyone's wording into them.
+
+Closed fields (diet, budget, spice, language, timezone) only ever hold a value
+from their vocabulary: the stale-memory check and the prompt rely on exact terms,
+so an unknown value is refused rather than stored half-understood. Open fields
+(tone, format, schedule...) are composed from known traits when possible
+("коротко и по делу" -> "brief and to the point") and otherwise kept as written.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from aniso.profile import lexicon
+from aniso.profile.model import LIST_FIELDS
+
+Table = tuple[tuple[str, str], ...]
+"""(canonical value, regex of the words that mean it), most specific first."""
+
+DIET: Table = (
+    ("pescatarian", r"пескетариан\w*|пескетаріан\w*|pesc[ae]tarian\w*"),
+    ("vegan", r"веган\w*|vegan\w*"),
+    ("vegetarian", r"вегетариан\w*|вегетаріан\w*|vegetarian\w*|veggie"),
+    ("omnivore", r"omnivor\w*|всеядн\w*|всеїдн\w*"),
+)
+BUDGET: Table = (
+    ("minimal", r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring"),
+    ("flexible", r"гибк\w*|гнучк\w*|неограниченн\w*|необмежен\w*|flexible|unlimited"),
+    (
+        "low",
+        r"низьк\w*|низк\w*|маленьк\w*|небольш\w*|невелик\w*|ограниченн\w*|скромн\w*|обмежен\w*"
+        r"|low|tight|small|limited|modest",
+    ),
+    ("medium", r"средн\w*|умеренн\w*|середн\w*|medium|moderate|average"),
+    ("high", r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous"),
+)
+SPICE: Table = (
+    ("mild", r"мягк\w*|неостр\w*|не\s+остр\w*|м['ʼ]?як\w*|mild|not\s+spicy|no\s+spice"),
+    ("medium", r"средн\w*|medium"),
+    ("hot", r"остр\w*|гостр\w*|hot|spicy"),
+)
+LANGUAGE: Table = (
+    ("ru", r"русск\w*|по-русски|russian|російськ\w*|ru"),
+    ("uk", r"украин\w*|україн\w*|по-украински|ukrainian|uk"),
+    ("en", r"англ\w*|по-английски|english|en"),
+)
+FORMAT: Table = (
+    ("tables", r"табл\w*|tables?|tabular"),
+    (
+        "numbered steps",
+        r"нумерован\w*(?:\s+(?:спис\w*|шаг\w*|пункт\w*))?|numbered(?:\s+(?:lists?|steps))?"
+        r"|по\s+шагам|пошагов\w*|step[- ]by[- ]step|шаг\w*|steps",
+    ),
+    (
+        "bullet points",
+        r"маркирован\w*(?:\s+спис\w*)?|маркован\w*(?:\s+спис\w*)?"
+        r"|bullet\w*(?:\s+(?:points?|lists?))?|спис\w*|lists?",
+    ),
+    (
+        "short paragraphs",
+        r"(?:коротк\w*|небольш\w*)\s+абзац\w*|short\s+paragraphs?|абзац\w*|paragraphs?",
+    ),
+    ("plain text", r"plain\s+text|простым\s+текстом|без\s+форматирования"),
+)
+TONE: Table = (
+    ("to the point", r"по\s+делу|по\s+суті|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point"),
+    ("informal", r"неформальн\w*|informal\w*|casual\w*|на\s+ты"),
+    ("formal", r"формальн\w*|официальн\w*|офіційн\w*|formal\w*"),
+    (
+        "brief",
+        r"коротк\w*|кратк\w*|покороче|лаконичн\w*|стисл\w*|brief\w*|short\w*|concise\w*|terse"
+        r"|succinct\w*",
+    ),
+    ("warm", r"т[её]пл\w*|warm\w*"),
+    (
+        "detailed",
+        r"подробн\w*|разв[её]рнут\w*|детальн\w*|докладн\w*|detailed|in\s+detail|thorough\w*",
+    ),
+    ("friendly", r"дружелюбн\w*|friendly"),
+    ("reserved", r"сдержанн\w*|стриман\w*|reserved|restrained"),
+)
+CITY_ZONES: Table = (
+    ("Europe/Moscow", r"москв\w*|moscow|петербург\w*|питер\w*|petersburg"),
+    ("Europe/Madrid", r"мадрид\w*|madrid"),
+    ("Asia/Shanghai", r"шанха\w*|shanghai|пекин\w*|beijing"),
+    ("Europe/Kyiv", r"ки[еє]в\w*|київ\w*|kyiv|kiev|харк\w*|льв[оі]в\w*|одес\w*"),
+    ("Europe/Berlin", r"берлин\w*|берлін\w*|berlin"),
+    ("Europe/London", r"лондон\w*|london"),
+    ("Europe/Paris", r"париж\w*|paris"),
+    ("Europe/Warsaw", r"варшав\w*|warsaw"),
+    ("America/New_York", r"нью-йорк\w*|new\s+york"),
+)
+CLOSED: dict[str, Table] = {
+    "diet": DIET,
+    "budget": BUDGET,
+    "spice": SPICE,
+    "language": LANGUAGE,
+}
+LANGUAGE_NAMES = {"en": "English", "ru": "Russian", "uk": "Ukrainian"}
+
+
+@cache
+def _compiled(table: Table) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    # A word boundary on both sides, so "неформальный" is not "формальный" and
+    # "небольшой" is not "большой".
+    return tuple(
+        (canonical, re.compile(rf"(?<![\w-])(?:{pattern})(?![\w])", re.IGNORECASE))
+        for canonical, pattern in table
+    )
+
+
+def first_match(table: Table, text: str) -> str | None:
+    """The canonical value whose words occur first in `text`, or None."""
+    best: tuple[int, str] | None = None
+    for canonical, pattern in _compiled(table):
+        found = pattern.search(text)
+        if found and (best is None or found.start() < best[0]):
+            best = (found.start(), canonical)
+    return best[1] if best else None
+
+
+def traits(table: Table, text: str) -> list[str]:
+    """Every canonical value found in `text`, in order of appearance, without overlaps."""
+    hits: list[tuple[int, int, str]] = []
+    for canonical, pattern in _compiled(table):
+        hits.extend((m.start(), m.end(), canonical) for m in pattern.finditer(text))
+    chosen: list[str] = []
+    taken_until = -1
+    for start, end, canonical in sorted(hits, key=lambda hit: (hit[0], -(hit[1] - hit[0]))):
+        if start >= taken_until:
+            taken_until = end
+            if canonical not in chosen:
+                chosen.append(canonical)
+    return chosen
+
+
+def join_and(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def timezone(text: str) -> str | None:
+    """An IANA name, from a zone name, "UTC+3" or a known city."""
+    cleaned = text.strip()
+    offset = re.fullmatch(r"(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::00)?", cleaned, re.IGNORECASE)
+    if offset:
+        hours = int(offset.group(2))
+        if hours > 14:
+            return None
+        # The Etc/ zones count the other way: UTC+3 is Etc/GMT-3.
+        return "UTC" if hours == 0 else f"Etc/GMT{'-' if offset.group(1) == '+' else '+'}{hours}"
+    if re.fullmatch(r"[A-Za-z_]+(?:/[A-Za-z_+-]+){1,2}|UTC", cleaned):
+        try:
+            ZoneInfo(cleaned)
+        except (ZoneInfoNotFoundError, ValueError):
+            return None
+        return cleaned
+    return first_match(CITY_ZONES, cleaned)
+
+
+def normalise(field: str, text: str) -> str | None:
+    """The canonical value of `text` for `field`, or None when a closed field
+    does not know it. Open fields fall back to the text itself, tidied."""
+    cleaned = " ".join(text.split()).strip(" .,;:!")
+    if not cleaned:
+        return None
+    if field in CLOSED:
+        return first_match(CLOSED[field], cleaned)
+    if field == "timezone":
+        return timezone(cleaned)
+    if field == "format":
+        return " or ".join(traits(FORMAT, cleaned)) or cleaned
+    if field == "tone":
+        return join_and(traits(TONE, cleaned)) or cleaned
+    if field == "schedule":
+        from aniso.profile.schedule import describe
+
+        return describe(cleaned) or cleaned
+    if field in LIST_FIELDS and field != "notes":
+        term = lexicon.lookup(cleaned)
+        return term.canonical if term else cleaned.lower()
+    return cleaned
+
+
+def choices(field: str) -> list[str]:
+    """The allowed values of a closed field, for error messages."""
+    return [canonical for canonical, _ in CLOSED.get(field, ())]
+
+
+RESTATABLE = ("schedule", "tone", "format", "health")
+"""Fields where saying part of the current value again is not a change: "after
+19:00" restates "weekdays after 19:00", "brief" restates "brief and to the point"."""
+
+
+def restates(field: str, new: str, old: str) -> bool:
+    """True when `new` says nothing that `old` does not already say."""
+    if new == old:
+        return True
+    if field not in RESTATABLE:
+        return False
+    pattern = r"\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})?|\w+"
+    words = set(re.findall(pattern, new.lower())) - {"and", "or", "only"}
+    return bool(words) and words <= set(re.findall(pattern, old.lower()))

@@ -1,0 +1,230 @@
+"""ProfileStore: latest statement wins, history keeps everything, hand edits are recorded."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from conftest import DAY0
+
+from aniso.clock import SimulatedClock
+from aniso.errors import InputError
+from aniso.profile import FIELDS, Op, Profile, ProfileDelta, ProfileStore, extract_rules
+from aniso.profile.store import Change
+from aniso.storage import open_db, transaction
+
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+def store(data_dir: Path, clock: SimulatedClock) -> ProfileStore:
+    return ProfileStore(open_db(data_dir), clock=clock)
+
+
+def say(store: ProfileStore, clock: SimulatedClock, text: str, episode: int) -> list[Change]:
+    clock.advance(HOUR)
+    return store.apply(extract_rules(text), episode_id=episode, source="rules")
+
+
+def rows(store: ProfileStore, field: str | None = None) -> list[tuple[object, ...]]:
+    return [
+        (r.field, r.value, r.source, r.source_episode, r.since, r.ended, r.ended_by_episode,
+         r.ended_reason)
+        for r in store.history(field)
+    ]  # fmt: skip
+
+
+def test_profile_fields_cover_the_registry() -> None:
+    assert tuple(Profile.model_fields) == FIELDS
+    with pytest.raises(ValueError):
+        Profile.model_validate({"mood": None})
+
+
+def test_a_diet_change_supersedes_an_earlier_liking(
+    store: ProfileStore, clock: SimulatedClock
+) -> None:
+    say(store, clock, "I love steak", 1)
+    changes = say(store, clock, "Update: a week ago I stopped eating meat.", 2)
+    assert [(c.kind, c.field, c.value, c.reason) for c in changes] == [
+        ("started", "diet", "vegetarian", None),
+        ("ended", "likes", "steak", "conflicts with diet 'vegetarian'"),
+    ]
+    assert rows(store) == [
+        ("likes", "steak", "rules", 1, DAY0 + HOUR, DAY0 + 2 * HOUR, 2,
+         "conflicts with diet 'vegetarian'"),
+        ("diet", "vegetarian", "rules", 2, DAY0 + 2 * HOUR, None, None, None),
+    ]  # fmt: skip
+    assert store.current().values("likes") == []
+
+
+def test_scalar_replacement_ends_the_old_value(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "бюджет низкий", 1)
+    say(store, clock, "Апдейт: бюджет теперь высокий", 2)
+    assert rows(store, "budget") == [
+        ("budget", "low", "rules", 1, DAY0 + HOUR, DAY0 + 2 * HOUR, 2, "replaced by 'high'"),
+        ("budget", "high", "rules", 2, DAY0 + 2 * HOUR, None, None, None),
+    ]
+    assert [r.value for r in store.superseded_values()] == ["low"]
+
+
+def test_restating_a_value_writes_nothing(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "Я вегетарианка", 1)
+    assert say(store, clock, "I'm vegetarian", 2) == []
+    say(store, clock, "люблю йогу", 3)
+    assert say(store, clock, "I love yoga", 4) == []
+    say(store, clock, "время: будни после 19:00", 5)
+    assert say(store, clock, "после 19:00", 6) == []
+    assert len(store.history()) == 3
+
+
+def test_latest_statement_wins_within_lists(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "I love sushi", 1)
+    say(store, clock, "I hate sushi", 2)
+    current = store.current()
+    assert (current.values("likes"), current.values("dislikes")) == ([], ["sushi"])
+    assert store.history("likes")[0].ended_reason == "now in dislikes"
+
+
+def test_remove_ops(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "Мне нравится острое и я люблю буррито.", 1)
+    say(store, clock, "Апдейт: острая еда больше не подходит", 2)
+    say(store, clock, "I got sick", 3)
+    say(store, clock, "I'm better now", 4)
+    current = store.current()
+    assert (current.values("likes"), current.value("spice"), current.value("health")) == (
+        ["burritos"],
+        "mild",
+        None,
+    )
+    assert [(r.field, r.value, r.ended_by_episode) for r in store.superseded_values()] == [
+        ("likes", "spicy food", 2),
+        ("spice", "hot", 2),
+        ("health", "sick", 4),
+    ]
+
+
+def test_entries_carry_provenance(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "Я вегетарианка", 7)
+    diet = store.current().diet
+    assert diet is not None
+    assert diet.model_dump() == {
+        "value": "vegetarian",
+        "said": "вегетарианка",
+        "since": DAY0 + HOUR,
+        "source_episode": 7,
+        "source": "rules",
+    }
+    stored = store.db.execute("SELECT value FROM profile_values").fetchone()[0]
+    assert json.loads(stored) == {
+        "value": "vegetarian",
+        "said": "вегетарианка",
+        "evidence": "Я вегетарианка",
+    }
+
+
+def test_hand_edits_are_recorded(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "бюджет низкий", 1)
+    clock.advance(HOUR)
+    assert [(c.kind, c.value) for c in store.set("budget", "high")] == [
+        ("ended", "low"),
+        ("started", "high"),
+    ]
+    store.set("diet", "вегетарианка")
+    store.set("interests", "кино")
+    store.set("interests", "chess")
+    clock.advance(HOUR)
+    assert [(c.kind, c.value, c.reason) for c in store.unset("interests", "film")] == [
+        ("ended", "film", "unset by hand")
+    ]
+    store.unset("diet")
+    assert rows(store) == [
+        ("budget", "low", "rules", 1, DAY0 + HOUR, DAY0 + 2 * HOUR, None, "replaced by 'high'"),
+        ("budget", "high", "hand", None, DAY0 + 2 * HOUR, None, None, None),
+        ("diet", "vegetarian", "hand", None, DAY0 + 2 * HOUR, DAY0 + 3 * HOUR, None,
+         "unset by hand"),
+        ("interests", "film", "hand", None, DAY0 + 2 * HOUR, DAY0 + 3 * HOUR, None,
+         "unset by hand"),
+        ("interests", "chess", "hand", None, DAY0 + 2 * HOUR, None, None, None),
+    ]  # fmt: skip
+    assert [r.said for r in store.history("interests")] == ["кино", "chess"]
+
+
+def test_unset_a_whole_list(store: ProfileStore, clock: SimulatedClock) -> None:
+    say(store, clock, "люблю кино и йогу", 1)
+    assert len(store.unset("interests")) == 2
+    assert store.current().values("interests") == []
+    assert store.unset("interests") == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("mood", "happy", "unknown profile field 'mood'; use one of: name, language"),
+        ("diet", "keto-ish", "cannot read 'keto-ish' as a diet; use one of: pescatarian, vegan"),
+        ("budget", "", "cannot read '' as a budget"),
+    ],
+)
+def test_bad_hand_edits_say_how_to_fix_them(
+    store: ProfileStore, field: str, value: str, message: str
+) -> None:
+    with pytest.raises(InputError) as error:
+        store.set(field, value)
+    assert str(error.value).startswith(message)
+    assert "\n" not in str(error.value)
+
+
+def test_unknown_field_in_history_and_unset(store: ProfileStore) -> None:
+    with pytest.raises(InputError, match="unknown profile field"):
+        store.history("mood")
+    with pytest.raises(InputError, match="unknown profile field"):
+        store.unset("mood")
+
+
+def test_ops_keep_their_own_source(store: ProfileStore) -> None:
+    delta = ProfileDelta(
+        ops=(
+            Op(kind="set", field="diet", value="vegan", source="llm"),
+            Op(kind="add", field="interests", value="chess"),
+        )
+    )
+    store.apply(delta, episode_id=3, source="rules")
+    assert [(r.field, r.source) for r in store.history()] == [
+        ("diet", "llm"),
+        ("interests", "rules"),
+    ]
+
+
+def test_unknown_closed_value_is_skipped_not_stored(
+    store: ProfileStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    delta = ProfileDelta(ops=(Op(kind="set", field="budget", value="astronomical"),))
+    with caplog.at_level(logging.WARNING):
+        assert store.apply(delta, episode_id=1, source="llm") == []
+    assert "not a known value" in caplog.text
+    assert store.history() == []
+
+
+def test_apply_joins_the_callers_transaction(store: ProfileStore, clock: SimulatedClock) -> None:
+    with pytest.raises(RuntimeError), transaction(store.db):
+        say(store, clock, "Я вегетарианка", 1)
+        raise RuntimeError("the episode write failed")
+    assert store.history() == []
+    with transaction(store.db):
+        say(store, clock, "Я вегетарианка", 1)
+    assert store.current().values("diet") == ["vegetarian"]
+
+
+def test_unknown_fields_written_by_a_newer_version_are_ignored(store: ProfileStore) -> None:
+    store.db.execute(
+        "INSERT INTO profile_values (field, value, since, source) VALUES (?, ?, ?, ?)",
+        ["mood", '"cheerful"', DAY0.isoformat(), "llm"],
+    )
+    store.db.execute(
+        "INSERT INTO profile_values (field, value, since, source) VALUES (?, ?, ?, ?)",
+        ["diet", '"vegan"', DAY0.isoformat(), "import"],
+    )
+    assert store.current().values("diet") == ["vegan"]
+    assert [r.field for r in store.history()] == ["diet"]
