@@ -11,9 +11,14 @@ Importing `aniso` is cheap on purpose: heavy pieces load on first use, so that
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# A library stays silent unless the application configures logging; the CLI sends
+# records to the redacted `aniso.log` in the data dir (aniso.logs).
+logging.getLogger("aniso").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from aniso.chat import Assistant

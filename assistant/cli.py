@@ -8,7 +8,11 @@ Every AnisoError becomes one line on stderr and a non-zero exit, never a traceba
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
+import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -36,6 +40,25 @@ class AnisoGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("aniso: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as error:  # noqa: BLE001 - the last line of defence: no tracebacks
+            logging.getLogger("aniso").exception("internal error")
+            click.echo(f"aniso: internal error: {_describe_bug(error)}", err=True)
+            if os.environ.get("ANISO_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(EXIT_ERROR)
+
+
+def _describe_bug(error: BaseException) -> str:
+    """One line that still lets a maintainer find the bug: type, message, innermost frame.
+
+    The full traceback is printed only with ANISO_DEBUG=1, so a user never sees one.
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    message = " ".join(str(error).split())[:300]
+    return f"{type(error).__name__}{where}: {message} (ANISO_DEBUG=1 shows the traceback)"
 
 
 class Context:
@@ -54,8 +77,11 @@ class Context:
         return self._settings
 
     def services(self, *, temporary: bool = False) -> Services:
+        from aniso.logs import log_to_data_dir
         from aniso.services import build
+        from aniso.storage import ensure_data_dir
 
+        log_to_data_dir(ensure_data_dir(self.settings.data_dir))
         return build(self.settings, temporary=temporary)
 
 
@@ -197,10 +223,12 @@ def config(context: Context, as_json: bool) -> None:
 
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
-    from aniso.cli_memory import memory, reindex
+    from aniso.cli_bench import bench
+    from aniso.cli_memory import memory, reindex, stats
+    from aniso.cli_profile import profile
     from aniso.cli_tiers import compact, doctor
 
-    for command in (memory, reindex, compact, doctor):
+    for command in (memory, reindex, compact, doctor, bench, profile, stats):
         main.add_command(command)
 
 

@@ -155,3 +155,15 @@ def reindex(ctx: click.Context) -> None:
     services = _root(ctx).services()
     report = rebuild(services.db, services.controller.memory, progress=True)
     click.echo(f"reindexed {report['episodes']} episodes and {report['blocks']} block forms")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Memory in numbers: tiers, profile, withheld data and the retrieval-miss rate."""
+    from aniso.stats import memory_stats, render_stats
+    from aniso.storage import open_db
+
+    figures = memory_stats(open_db(_root(ctx).settings.data_dir))
+    click.echo(json.dumps(figures, indent=2) if as_json else render_stats(figures))

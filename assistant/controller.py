@@ -11,6 +11,7 @@ model fails; extraction failures are logged and never block the write.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import sqlite_utils
 
 from aniso.clock import Clock
 from aniso.inputs import clean_message
+from aniso.profile.correction import is_correction
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
 from aniso.tiers import episodes, unpack
@@ -98,6 +100,8 @@ class MemoryController:
         self.restored: list[unpack.Restored] = []
         self._previous_old_blocks: set[int] = set()
         self._temporary_turns: list[tuple[str, str]] = []
+        self.last_context: list[MemoryItem] = []
+        self._correction_pending = False
 
     def _llm_sees_raw(self) -> bool:
         policy = self.settings.llm_sees
@@ -113,6 +117,7 @@ class MemoryController:
         if self.temporary:
             return Observation(0, now, redacted, llm_text, notices, types)
         stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+        self._correction_pending = is_correction(redacted)
         if self.profile is not None:
             try:
                 self.profile.learn(redacted, episode_id=stored.episode_id)
@@ -145,6 +150,8 @@ class MemoryController:
             return result.items
 
         items = run()
+        if self._correction_pending:
+            self._record_miss(items, episode_id=current_episode)
         block = self._block_to_unpack(query, items)
         if block is not None:
             restored = unpack.deep(
@@ -157,6 +164,28 @@ class MemoryController:
                 self.restored.append(restored)
                 items = run()
         return items
+
+    def _record_miss(self, held: list[MemoryItem], *, episode_id: int | None) -> None:
+        """A correction ("I already told you...") is a retrieval miss: good memory would
+        have made it unnecessary. Keep what memory held for it and what the previous
+        turn injected, so a miss can be diagnosed and `aniso stats` can show the rate."""
+        self._correction_pending = False
+
+        def brief(items: list[MemoryItem]) -> list[dict[str, object]]:
+            return [
+                {"block_id": item.block_id, "tier": item.tier, "text": item.text[:160]}
+                for item in items[:5]
+            ]
+
+        detail = {
+            "episode_id": episode_id,
+            "held": brief(held),
+            "injected": brief(self.last_context),
+            "profile": self.profile_text()[:500],
+        }
+        self.db["audit"].insert(
+            {"at": self.clock().isoformat(), "kind": "miss", "detail": json.dumps(detail)}
+        )
 
     def _block_to_unpack(self, query: str, items: list[MemoryItem]) -> int | None:
         """Which warm or cold block to restore now, if any (DESIGN §3, migration up).
@@ -229,7 +258,7 @@ class MemoryController:
             self._temporary_turns.append((observation.stored_text, stored_reply))
             return
         self.memory.store_reply(observation.episode_id, stored_reply)
-        used = [item for item in getattr(self, "last_context", []) if not item.outdated]
+        used = [item for item in self.last_context if not item.outdated]
         self.memory.mark_used(used, at=self.clock())
 
     def remember_failure(self, observation: Observation, error: str) -> None:

@@ -46,13 +46,19 @@ def load_model() -> Any:
         if path not in _loaded:
             try:
                 from llama_cpp import Llama
-            except ImportError as error:
+            except (ImportError, OSError, RuntimeError) as error:
+                # RuntimeError/OSError: the compiled library exists but does not load here.
                 raise ConfigError(
-                    f"llama-cpp-python is not importable ({error}); reinstall aniso"
+                    f"llama-cpp-python is not usable on this machine ({error}); "
+                    "reinstall it with `pip install --force-reinstall --no-cache-dir "
+                    "llama-cpp-python`"
                 ) from None
-            _loaded[path] = Llama(
-                model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
-            )
+            try:
+                _loaded[path] = Llama(
+                    model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
+                )
+            except (ValueError, RuntimeError, OSError) as error:
+                raise ModelError(f"the embedded model did not load from {path}: {error}") from None
         return _loaded[path]
 
 

@@ -16,6 +16,9 @@ from aniso.chat import Assistant
 from aniso.clock import Clock, SimulatedClock, parse_instant, system_clock
 from aniso.controller import MemoryController
 from aniso.llm import LLMGateway
+from aniso.privacy.redactor import AuditedRedactor
+from aniso.profile.learner import ProfileLearner
+from aniso.profile.store import ProfileStore
 from aniso.settings import Settings
 from aniso.storage import open_db
 from aniso.tiers.dense import DenseMemory
@@ -78,6 +81,11 @@ def build(
         clock=clock,
         session=session,
         memory=make_memory(settings, db),
+        redact=AuditedRedactor(db, clock, audit=not temporary),
+        profile=ProfileLearner(
+            ProfileStore(db, clock=clock),
+            complete=gateway.complete if settings.use_llm_extraction else None,
+        ),
         llm_is_local=gateway.is_local,
         temporary=temporary,
     )

@@ -8,9 +8,13 @@ the TUI, the nightly compactor and a second CLI process can share it.
 from __future__ import annotations
 
 import fcntl
+import functools
+import logging
 import os
+import shutil
 import sqlite3
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +24,7 @@ import sqlite_utils
 from aniso.errors import StoreError
 from aniso.schema import migrate
 
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -83,9 +88,68 @@ def _migration_lock(data_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@functools.cache
+def expected_columns() -> dict[str, tuple[str, ...]]:
+    """Every table's columns as this version's migrations create them."""
+    db = sqlite_utils.Database(memory=True)
+    migrate(db)
+    return _columns(db)
+
+
+def _columns(db: sqlite_utils.Database) -> dict[str, tuple[str, ...]]:
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {
+        name: tuple(row[1] for row in db.execute(f"PRAGMA table_info([{name}])"))
+        for name in names
+        if not name.startswith(("sqlite_", "_sqlite"))
+    }
+
+
+def schema_mismatch(db: sqlite_utils.Database) -> str | None:
+    """What differs from this version's schema, or None. A migration name alone does
+    not prove the shape: a pre-release build may have applied a different m001."""
+    actual = _columns(db)
+    for table, columns in expected_columns().items():
+        if table not in actual:
+            return f"table {table} is missing"
+        missing = [c for c in columns if c not in actual[table]]
+        if missing:
+            return f"table {table} lacks {', '.join(missing)}"
+    return None
+
+
+def set_aside(data_dir: Path, reason: str) -> Path:
+    """Move an incompatible store into a dated folder inside the data dir: nothing is
+    deleted, and the user is told where it went."""
+    from datetime import UTC, datetime
+
+    target = data_dir / f"incompatible-{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    target.mkdir(mode=PRIVATE_DIR)
+    for name in ("aniso.db", "aniso.db-wal", "aniso.db-shm", "chroma"):
+        if (data_dir / name).exists():
+            shutil.move(str(data_dir / name), str(target / name))
+    message = (
+        f"the memory in {data_dir} was written by an incompatible pre-release of Aniso "
+        f"({reason}); it was moved to {target} and a new store was started"
+    )
+    log.warning(message)
+    sys.stderr.write(f"aniso: {message}\n")
+    return target
+
+
 def open_db(data_dir: Path) -> sqlite_utils.Database:
     """Open (creating and migrating if needed) the database in the data dir."""
     ensure_data_dir(data_dir)
+    db = _open_db(data_dir)
+    reason = schema_mismatch(db)
+    if reason is not None:
+        db.conn.close()
+        set_aside(data_dir, reason)
+        db = _open_db(data_dir)
+    return db
+
+
+def _open_db(data_dir: Path) -> sqlite_utils.Database:
     db_path = data_dir / "aniso.db"
     previous_umask = os.umask(0o077)
     try:

@@ -34,6 +34,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("ANISO_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("ANISO_CONFIG", str(tmp_path / "config.toml"))
+    # The scripted LLM answers chat turns in queue order; LLM profile extraction would
+    # consume those replies first. Tests of extraction turn it on explicitly.
+    monkeypatch.setenv("ANISO_LLM_EXTRACTION", "off")
     yield tmp_path / "data"
 
 

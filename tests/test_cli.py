@@ -123,3 +123,27 @@ def test_config_json_reports_sources(tmp_path: Path) -> None:
 def test_version() -> None:
     result = run_cli("--version")
     assert result.stdout.decode().startswith("aniso, version ")
+
+
+def test_an_unexpected_bug_is_one_line_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+    from click.testing import CliRunner
+
+    from aniso.cli import AnisoGroup
+
+    @click.group(cls=AnisoGroup)
+    def root() -> None:
+        """A root like `aniso`."""
+
+    @root.command()
+    def broken() -> None:
+        """A command with a bug."""
+        {}["missing"]
+
+    result = CliRunner().invoke(root, ["broken"])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output
+    assert lines[0].startswith("aniso: internal error: KeyError at test_cli.py:")
+    monkeypatch.setenv("ANISO_DEBUG", "1")
+    assert "Traceback" in CliRunner().invoke(root, ["broken"]).output

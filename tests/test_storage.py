@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -60,3 +61,19 @@ def test_loose_permissions_are_reported(data_dir: Path) -> None:
     open_db(data_dir)
     (data_dir / "aniso.db").chmod(0o644)
     assert data_dir / "aniso.db" in loose_permissions(data_dir)
+
+
+def test_an_incompatible_pre_release_store_is_set_aside_not_lost(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = open_db(data_dir)
+    db["episodes"].insert({"session": "s", "at": "2026-01-01T00:00:00+00:00", "user_text": "x"})
+    db.execute("ALTER TABLE episodes RENAME COLUMN origin_id TO origin")
+    db.conn.close()
+    reopened = open_db(data_dir)
+    assert reopened.execute("SELECT COUNT(*) FROM episodes").fetchone()[0] == 0
+    aside = list(data_dir.glob("incompatible-*/aniso.db"))
+    assert len(aside) == 1
+    old = sqlite3.connect(aside[0])
+    assert old.execute("SELECT user_text FROM episodes").fetchall() == [("x",)]
+    assert "lacks origin_id" in capsys.readouterr().err

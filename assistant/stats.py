@@ -1,0 +1,59 @@
+"""Memory health in numbers: how much is kept per tier, how often memory failed the user.
+
+The miss rate is the share of user messages that were corrections ("I already told
+you...", "я же говорила"): each one is a recall that good memory would have made
+unnecessary, so it is the most honest single figure of memory quality in real use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import sqlite_utils
+
+
+def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
+    """A stable, JSON-ready summary; keys are a contract of `aniso stats --json`."""
+
+    def count(sql: str, params: list[Any] | None = None) -> int:
+        return int(db.execute(sql, params or []).fetchone()[0])
+
+    messages = count("SELECT COUNT(*) FROM episodes WHERE origin_id IS NULL")
+    misses = count("SELECT COUNT(*) FROM audit WHERE kind = 'miss'")
+    tiers = {tier: 0 for tier in ("hot", "warm", "cold")}
+    for tier, n in db.execute(
+        "SELECT tier, COUNT(*) FROM blocks WHERE status = 'active' GROUP BY tier"
+    ):
+        tiers[tier] = n
+    redactions: Counter[str] = Counter()
+    for (detail,) in db.execute("SELECT detail FROM audit WHERE kind = 'redaction'"):
+        redactions[json.loads(detail).get("type", "UNKNOWN")] += 1
+    return {
+        "messages": messages,
+        "answered": count("SELECT COUNT(*) FROM episodes WHERE status = 'answered'"),
+        "failed": count("SELECT COUNT(*) FROM episodes WHERE status = 'failed'"),
+        "blocks": tiers,
+        "archived_episodes": count("SELECT COUNT(*) FROM archive WHERE status = 'archived'"),
+        "profile_values": count("SELECT COUNT(*) FROM profile_values WHERE ended IS NULL"),
+        "misses": misses,
+        "miss_rate": round(misses / messages, 4) if messages else 0.0,
+        "redactions": dict(sorted(redactions.items())),
+    }
+
+
+def render_stats(stats: dict[str, Any]) -> str:
+    blocks = stats["blocks"]
+    redacted = ", ".join(f"{kind} {n}" for kind, n in stats["redactions"].items()) or "none"
+    return "\n".join(
+        [
+            f"messages       {stats['messages']} ({stats['answered']} answered, "
+            f"{stats['failed']} failed)",
+            f"blocks         hot {blocks['hot']}, warm {blocks['warm']}, cold {blocks['cold']}",
+            f"archived       {stats['archived_episodes']} episodes",
+            f"profile        {stats['profile_values']} current values",
+            f"misses         {stats['misses']} corrections, miss rate {stats['miss_rate']:.1%}",
+            f"withheld       {redacted}",
+        ]
+    )
