@@ -3,6 +3,8 @@
 - `bench locomo PATH...`: LoCoMo replay with a simulated clock (evidence recall per
   category, recall within context budgets, context tokens, recall latency).
 - `bench guard`: per-message latency of the privacy guard on the labelled PII set.
+- `bench scale`: write cost, observe + recall latency and query plans at 1k to 100k.
+- `bench compact`: compaction time, and tokens and bytes per tier, after two years.
 
 Progress shows on a TTY; `--json` and pipes stay quiet.
 """
@@ -24,7 +26,7 @@ def _root(ctx: click.Context) -> Any:
 
 @click.group()
 def bench() -> None:
-    """Benchmarks that report figures: LoCoMo retrieval and guard latency."""
+    """Benchmarks that report figures: LoCoMo retrieval, guard latency, scale, compaction."""
 
 
 @bench.command("locomo")
@@ -124,3 +126,115 @@ def _pii_set() -> Path:
     from importlib import resources
 
     return Path(str(resources.files("aniso.privacy") / "data" / "pii_labelled.jsonl"))
+
+
+def _sizes(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of counts") from None
+    if not sizes or min(sizes) < 1:
+        raise click.BadParameter("every size must be a positive count of episodes")
+    return sizes
+
+
+class _Phases:
+    """One rich progress bar whose description follows the bench's phases."""
+
+    def __init__(self) -> None:
+        from rich.progress import Progress
+
+        self._progress = Progress(transient=True)
+        self._task = self._progress.add_task("starting", total=1)
+        self._progress.start()
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        self._progress.update(self._task, description=phase, completed=done, total=total)
+
+    def stop(self) -> None:
+        self._progress.stop()
+
+
+def _phases(as_json: bool) -> _Phases | None:
+    return _Phases() if sys.stderr.isatty() and not as_json else None
+
+
+@bench.command("scale")
+@click.option(
+    "--episodes",
+    "sizes",
+    default="1000,10000,100000",
+    show_default=True,
+    callback=_sizes,
+    help="Memory sizes to measure, comma-separated.",
+)
+@click.option("--queries", default=200, show_default=True, help="Messages to observe + recall.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def scale_command(sizes: list[int], queries: int, as_json: bool) -> None:
+    """Write cost, observe + recall latency and query plans as memory grows (1k to 100k
+    synthetic episodes over two years, each size in a fresh temporary data dir)."""
+    from aniso.bench_scale import run
+
+    bar = _phases(as_json)
+    try:
+        result = run(sizes, queries=max(1, queries), progress=bar)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo("episodes    blocks  write mean/p95 ms  observe p50/p95 ms  recall p50/p95 ms")
+    for row in result["sizes"]:
+        w, o, r = row["write_ms"], row["observe_ms"], row["recall_ms"]
+        click.echo(
+            f"{row['episodes']:>8,}  {row['blocks']:>8,}  {w['mean']:>8.1f} / {w['p95']:<7.1f}"
+            f"  {o['p50']:>8.1f} / {o['p95']:<8.1f}  {r['p50']:>7.1f} / {r['p95']:.1f}"
+        )
+    ratio = result["write_cost_ratio"]
+    click.echo(
+        f"write cost at {ratio['to_episodes']:,} / at {ratio['from_episodes']:,}: "
+        f"mean x{ratio['mean']}, p95 x{ratio['p95']}"
+    )
+    plans = result["plans"]
+    for path in ("store", "recall"):
+        flagged = plans["flagged"][path]
+        click.echo(
+            f"{path}: {len(plans[path])} distinct statements, "
+            f"{len(flagged)} scan a big table" + (":" if flagged else "")
+        )
+        for entry in flagged:
+            click.echo(f"  {entry['sql'][:90]}  ({entry['note']})")
+
+
+@bench.command("compact")
+@click.option("--episodes", default=100_000, show_default=True, help="Synthetic episodes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def compact_command(episodes: int, as_json: bool) -> None:
+    """Compaction time, and blocks, searchable tokens and bytes per tier, after two
+    years of synthetic episodes (in a fresh temporary data dir)."""
+    from aniso.bench_compact import run
+
+    if episodes < 1:
+        raise click.BadParameter("must be a positive count", param_hint="--episodes")
+    bar = _phases(as_json)
+    try:
+        result = run(episodes, progress=bar)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(
+        f"{result['episodes']:,} episodes: compaction {result['compaction_s']} s "
+        f"(vector index {result['vector_index_s']} s)"
+    )
+    click.echo("tier   blocks  searchable tok  hot-form tok  ratio   bytes")
+    for tier, row in result["tiers"].items():
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}"
+        click.echo(
+            f"{tier:<5} {row['blocks']:>7,}  {row['searchable_tokens']:>14,}  "
+            f"{row['hot_form_tokens']:>12,}  {ratio:>5}  {row['bytes']['total']:>9,}"
+        )
+    click.echo(f"Chroma folder: {result['chroma_bytes']:,} bytes")

@@ -42,6 +42,8 @@ def m001_core(db: sqlite_utils.Database) -> None:
         );
         CREATE INDEX episodes_block ON episodes(block_id, at);
         CREATE INDEX episodes_at ON episodes(at);
+        -- a session's recent turns on every recall: without it, a scan of all episodes
+        CREATE INDEX episodes_session ON episodes(session, status, id);
 
         CREATE TABLE blocks (
             id INTEGER PRIMARY KEY,
@@ -66,6 +68,10 @@ def m001_core(db: sqlite_utils.Database) -> None:
         );
         CREATE INDEX blocks_tier_access ON blocks(tier, last_access);
         CREATE INDEX blocks_last_episode ON blocks(last_episode_at);
+        -- the current hot block on every write: one index step, not a sort of all hot blocks
+        CREATE INDEX blocks_tier_latest ON blocks(tier, status, last_episode_at);
+        -- open problems are few: a resolution looks among them, not among every block
+        CREATE INDEX blocks_open ON blocks(open) WHERE open = 1;
 
         CREATE TABLE links (
             a INTEGER NOT NULL,

@@ -389,9 +389,11 @@ def _close_related_problem(db: sqlite_utils.Database, block_id: int, terms: list
     if not terms:
         return
     marks = ",".join("?" * len(terms))
+    # CROSS JOIN keeps the few open blocks as the outer loop (index blocks_open): a
+    # common term can be shared by thousands of blocks, open ones are a handful.
     row = db.execute(
-        f"SELECT bt.block_id FROM block_terms bt JOIN blocks b ON b.id = bt.block_id "
-        f"WHERE b.open = 1 AND bt.block_id != ? AND bt.term IN ({marks}) "
+        f"SELECT bt.block_id FROM blocks b CROSS JOIN block_terms bt ON bt.block_id = b.id "
+        f"WHERE b.open = 1 AND b.id != ? AND bt.term IN ({marks}) "
         f"GROUP BY bt.block_id ORDER BY count(*) DESC, bt.block_id DESC LIMIT 1",
         [block_id, *terms],
     ).fetchone()
