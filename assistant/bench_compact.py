@@ -6,10 +6,12 @@ capsule. This bench fills a fresh data dir with synthetic episodes over about tw
 years, runs the deterministic (extractive) compactor once at a "now" one day after
 the last episode, and reports per tier:
 
-- blocks, and searchable tokens: hot = live episodes' text; warm = summary + kept
-  episodes; cold = capsule (gist + keywords + anchors);
-- the hot form of the same blocks (the tokens of their archived episodes, from the
-  `archive` table, plus any still-live ones), and searchable / hot form;
+- blocks, and searchable tokens, i.e. what the indexes hold: hot = live episodes'
+  user text; warm = summary, keywords, anchors + kept episodes' user text; cold =
+  the capsule (gist + keywords + anchors);
+- the hot form of the same blocks: what hot recall would show of all their
+  episodes, live or archived (user text plus the reply, trimmed as recall trims
+  it), and searchable / hot form;
 - bytes: text columns of their episodes and blocks in SQLite, archive payloads;
   plus the Chroma folder and the SQLite files in total.
 """
@@ -29,6 +31,8 @@ from aniso.bench_data import Progress, populate, synthetic_episodes
 from aniso.bench_scale import bench_settings, close, folder_bytes, sqlite_bytes
 from aniso.clock import SimulatedClock
 from aniso.services import build
+from aniso.tiers import archive
+from aniso.tiers.memory import episode_text
 from aniso.tokens import count_tokens
 
 TIERS = ("hot", "warm", "cold")
@@ -36,30 +40,44 @@ _TEXT_BYTES = "length(CAST({} AS BLOB))"
 
 
 def _block_tokens(db: sqlite_utils.Database) -> dict[str, int]:
-    """Searchable block text per tier: warm summaries, cold capsules."""
+    """Searchable block text per tier: exactly what the block's lexical index holds
+    (warm: summary, keywords, anchors; cold: the capsule, gist + keywords + anchors)."""
     found = dict.fromkeys(TIERS, 0)
     rows = db.execute(
         "SELECT tier, summary, keywords, anchors FROM blocks WHERE status = 'active'"
     ).fetchall()
     for tier, summary, keywords, anchors in rows:
-        if tier == "cold":
+        if tier in ("warm", "cold"):
             found[tier] += count_tokens(
                 " ".join([summary, *json.loads(keywords), *json.loads(anchors)])
             )
-        elif tier == "warm":
-            found[tier] += count_tokens(summary)
     return found
 
 
-def _episode_tokens(db: sqlite_utils.Database) -> dict[str, int]:
-    """Live episodes' text per tier of their block (their hot form and, for hot and
-    warm, searchable text)."""
-    found = dict.fromkeys(TIERS, 0)
-    for tier, text in db.execute(
-        "SELECT b.tier, e.user_text FROM episodes e JOIN blocks b ON b.id = e.block_id "
+def _episode_tokens(db: sqlite_utils.Database) -> tuple[dict[str, int], dict[str, int]]:
+    """Per tier of their block, live episodes' searchable tokens (the user's words:
+    replies are not indexed) and their hot form (user text with its reply, as hot
+    recall shows it)."""
+    searchable = dict.fromkeys(TIERS, 0)
+    hot_form = dict.fromkeys(TIERS, 0)
+    for tier, text, reply in db.execute(
+        "SELECT b.tier, e.user_text, e.reply FROM episodes e JOIN blocks b ON b.id = e.block_id "
         "WHERE b.status = 'active'"
     ):
-        found[tier] += count_tokens(text)
+        searchable[tier] += count_tokens(text)
+        hot_form[tier] += count_tokens(episode_text(text, reply))
+    return searchable, hot_form
+
+
+def _archived_hot_form(db: sqlite_utils.Database) -> dict[str, int]:
+    """The hot form of archived episodes (decompressed), per tier of their block."""
+    found = dict.fromkeys(TIERS, 0)
+    for tier, payload in db.execute(
+        "SELECT b.tier, a.payload FROM archive a JOIN blocks b ON b.id = a.block_id "
+        "WHERE a.status = 'archived' AND b.status = 'active'"
+    ):
+        row = archive.unpack(payload)
+        found[tier] += count_tokens(episode_text(row["user_text"], row["reply"]))
     return found
 
 
@@ -86,11 +104,7 @@ def tier_figures(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
         "SELECT b.tier, count(*) FROM archive a JOIN blocks b ON b.id = a.block_id "
         "WHERE a.status = 'archived' AND b.status = 'active' GROUP BY b.tier",
     )
-    archived_tokens = _per_tier(
-        db,
-        "SELECT b.tier, sum(a.tokens) FROM archive a JOIN blocks b ON b.id = a.block_id "
-        "WHERE a.status = 'archived' AND b.status = 'active' GROUP BY b.tier",
-    )
+    archived_tokens = _archived_hot_form(db)
     payload = _per_tier(
         db,
         "SELECT b.tier, sum(length(a.payload)) FROM archive a JOIN blocks b "
@@ -113,12 +127,12 @@ def tier_figures(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
             )
         ),
     )
-    live_tokens = _episode_tokens(db)
+    live_tokens, live_hot_form = _episode_tokens(db)
     block_tokens = _block_tokens(db)
     figures: dict[str, dict[str, Any]] = {}
     for tier in TIERS:
         searchable = block_tokens[tier] + (live_tokens[tier] if tier != "cold" else 0)
-        hot_form = archived_tokens[tier] + live_tokens[tier]
+        hot_form = archived_tokens[tier] + live_hot_form[tier]
         figures[tier] = {
             "blocks": blocks[tier],
             "live_episodes": live[tier],

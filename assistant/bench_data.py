@@ -2,7 +2,11 @@
 
 The benches need many episodes that look like a person's chat history: sessions of
 a few messages on one topic, gaps of hours to days between them, spread over about
-two years, with enough real words that FTS5 and the block assigner do real work.
+two years, with enough real words that FTS5 and the block assigner do real work. Every
+message gets an assistant reply of two to five sentences (about 30 to 90 words), as
+in a real chat: replies are stored with their episode (not indexed) and make up
+most of what hot recall shows, so the compaction ratios are measured against a
+realistic hot form.
 Vectors are precomputed random unit vectors, clustered by topic (a random
 direction per topic plus as much noise again): embedding 100k texts with MiniLM
 would take longer than everything being measured, and purely random vectors would
@@ -107,6 +111,20 @@ MARKERS = [
     (0.006, "The {a} doesn't work again, I need to fix it."),
     (0.006, "It works now, {a} is finally sorted."),
 ]
+REPLIES = [
+    "That makes sense; {a} usually takes a few tries before it settles.",
+    "Last time you mentioned {b}, so it may help to look at both together.",
+    "If {a} keeps being a problem, write down what changed each time and compare.",
+    "A simple plan: start with {a} this week and leave {b} for later.",
+    "{name} may be right, but it depends on how much time you can give to {a}.",
+    "Good progress. Keep notes on {a} so we can see the trend next month.",
+    "You could set a reminder for {day} so that {b} does not slip again.",
+    "Many people find {a} easier once {b} is sorted, so that order may work for you.",
+    "It sounds stressful; try to break {a} into two or three smaller steps.",
+    "I can help you compare the options for {b} if you tell me your budget.",
+    "Do you want me to keep track of {a} and remind you about it?",
+    "In short: {a} first, then {b}, and check again in a week or two.",
+]
 DAYS = "Monday,Tuesday,Wednesday,Thursday,Friday,Saturday,Sunday".split(",")
 
 
@@ -116,13 +134,13 @@ class SyntheticEpisode:
     text: str
     session: str
     topic: int
+    reply: str = ""
 
 
-def message(rng: np.random.Generator, topic: str) -> str:
-    """One plausible chat message about `topic`, sometimes with a marker."""
+def _fields(rng: np.random.Generator, topic: str) -> dict[str, object]:
     phrases = TOPICS[topic]
     a, b = (phrases[i] for i in rng.choice(len(phrases), size=2, replace=False))
-    fields = {
+    return {
         "a": a,
         "b": b,
         "name": NAMES.split(",")[int(rng.integers(25))],
@@ -132,12 +150,24 @@ def message(rng: np.random.Generator, topic: str) -> str:
         "n": int(rng.integers(2, 29)),
         "hour": int(rng.integers(8, 21)),
     }
+
+
+def message(rng: np.random.Generator, topic: str) -> str:
+    """One plausible chat message about `topic`, sometimes with a marker."""
+    fields = _fields(rng, topic)
     roll = float(rng.random())
     for share, template in MARKERS:
         if roll < share:
             return template.format(**fields)
         roll -= share
     return TEMPLATES[int(rng.integers(len(TEMPLATES)))].format(**fields)
+
+
+def reply(rng: np.random.Generator, topic: str) -> str:
+    """An assistant reply of two to five sentences about `topic`."""
+    fields = _fields(rng, topic)
+    picks = rng.choice(len(REPLIES), size=int(rng.integers(2, 6)), replace=False)
+    return " ".join(REPLIES[int(i)].format(**fields) for i in picks)
 
 
 def messages(count: int, *, seed: int) -> list[str]:
@@ -181,6 +211,7 @@ def synthetic_episodes(count: int, *, seed: int = 7) -> list[SyntheticEpisode]:
             text=message(rng, names[int(topic_of[sessions[i]])]),
             session=f"bench-{int(sessions[i])}",
             topic=int(topic_of[sessions[i]]),
+            reply=reply(rng, names[int(topic_of[sessions[i]])]),
         )
         for i in range(count)
     ]
@@ -248,17 +279,23 @@ def populate(
     with batched_push(memory.dense):
         for index in range(split):
             episode = episodes[index]
-            memory.store(
+            stored = memory.store(
                 episode.text, at=episode.at, session=episode.session, vector=vectors[index]
             )
+            if episode.reply:
+                memory.store_reply(stored.episode_id, episode.reply)
             if progress is not None and index % step == 0:
                 progress("populating", index, len(episodes))
     timings: list[float] = []
     for index in range(split, len(episodes)):
         episode = episodes[index]
         began = time.perf_counter()
-        memory.store(episode.text, at=episode.at, session=episode.session, vector=vectors[index])
+        stored = memory.store(
+            episode.text, at=episode.at, session=episode.session, vector=vectors[index]
+        )
         timings.append((time.perf_counter() - began) * 1000)
+        if episode.reply:
+            memory.store_reply(stored.episode_id, episode.reply)
         if progress is not None and index % step == 0:
             progress("populating (timed)", index, len(episodes))
     return timings

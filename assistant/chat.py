@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from aniso.controller import MemoryController
 from aniso.errors import AnisoError
@@ -32,6 +34,46 @@ class Assistant:
     def __init__(self, controller: MemoryController, gateway: LLMGateway) -> None:
         self.controller = controller
         self.gateway = gateway
+
+    def pending_digest(self) -> str | None:
+        """The start-of-session digest in Markdown, once per local day, else None.
+
+        Call it before sending the first message of a session: the first call of
+        the user's day (in `settings.timezone`, from any process) returns what is
+        still open, what changed in the profile since the last session and what
+        moved between tiers; later calls that day return None, as do temporary
+        chats and days with nothing to report.
+        """
+        from aniso.tiers import digest
+
+        controller = self.controller
+        if controller.temporary:
+            return None
+        zone = ZoneInfo(controller.settings.timezone)
+        if not digest.claim_day(controller.db, now=controller.clock(), zone=zone):
+            return None
+        since = digest.last_session_end(controller.db, controller.session)
+        found = digest.build(
+            controller.db,
+            session=controller.session,
+            profile_changes=self._profile_changes(since),
+        )
+        return None if found.is_empty() else found.markdown(zone)
+
+    def _profile_changes(self, since: datetime | None) -> list[str]:
+        """Profile values that started or ended after `since` (None: a new user)."""
+        if since is None:
+            return []
+        from aniso.profile.store import ProfileStore
+
+        changes = []
+        for value in ProfileStore(self.controller.db, clock=self.controller.clock).history():
+            if value.ended is not None and value.ended > since:
+                reason = f" ({value.ended_reason})" if value.ended_reason else ""
+                changes.append(f"{value.field}: no longer {value.value}{reason}")
+            elif value.ended is None and value.since > since:
+                changes.append(f"{value.field}: {value.value}")
+        return changes
 
     def send(
         self,

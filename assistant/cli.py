@@ -135,10 +135,17 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
 
     clean_message(message)  # refuse bad input before loading any model
     services = context.services(temporary=temporary)
+    # The digest goes to stderr: stdout stays the reply alone, for scripts.
+    digest = services.assistant.pending_digest()
+    if digest and not as_json:
+        click.echo(digest + "\n", err=True)
     on_token = None if as_json else _stream_to(sys.stdout)
     reply = services.assistant.send(message, on_token=on_token)
     if as_json:
-        click.echo(json.dumps(_reply_json(reply), ensure_ascii=False, indent=2))
+        shown = _reply_json(reply)
+        if digest:
+            shown["digest"] = digest
+        click.echo(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         if reply.text:
             sys.stdout.write("\n")
@@ -191,6 +198,9 @@ def chat(context: Context, temporary: bool) -> None:
         if not line.strip():
             continue
         try:
+            digest = services.assistant.pending_digest()  # the first reply of the day
+            if digest:
+                click.echo(digest + "\n", err=not interactive)
             if interactive:
                 sys.stdout.write("aniso> ")
             reply = services.assistant.send(line, on_token=_stream_to(sys.stdout))

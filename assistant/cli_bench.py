@@ -33,9 +33,19 @@ def bench() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--work-dir", type=click.Path(file_okay=False), help="Keep the replayed memory.")
+@click.option(
+    "--tiers",
+    "with_tiers",
+    is_flag=True,
+    help="Run the nightly compactor between sessions and unpack on recall (default: hot only).",
+)
 @click.pass_context
 def locomo_command(
-    ctx: click.Context, paths: tuple[str, ...], as_json: bool, work_dir: str | None
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    as_json: bool,
+    work_dir: str | None,
+    with_tiers: bool,
 ) -> None:
     """Replay LoCoMo conversations and report evidence recall per category."""
     from aniso import locomo
@@ -56,7 +66,11 @@ def locomo_command(
 
     try:
         result = locomo.run(
-            [Path(p) for p in paths], work_dir=target, settings=settings, progress=progress
+            [Path(p) for p in paths],
+            work_dir=target,
+            settings=settings,
+            progress=progress,
+            tiers=with_tiers,
         )
     finally:
         if bar is not None:
@@ -66,8 +80,8 @@ def locomo_command(
         return
     overall = result["overall"]
     click.echo(
-        f"LoCoMo replay: {result['turns']} turns, {result['questions']} questions "
-        "(category 5 excluded)"
+        f"LoCoMo replay ({result['mode']}): {result['turns']} turns, "
+        f"{result['questions']} questions (category 5 excluded)"
     )
     header = ["category", "n", "R@5", "R@10", "R@20", "R@1k tok", "R@2k tok"]
     click.echo("  ".join(f"{h:>9}" for h in header))

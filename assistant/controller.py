@@ -33,7 +33,6 @@ Message = dict[str, str]
 RECENT_TURNS = 6
 RECALL_LIMIT = 12
 TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
-UNPACK_SCORE = 2 / 61  # rank 1 on both the lexical and the dense side (RRF, k = 60)
 
 
 class Redactor(Protocol):
@@ -188,28 +187,11 @@ class MemoryController:
         )
 
     def _block_to_unpack(self, query: str, items: list[MemoryItem]) -> int | None:
-        """Which warm or cold block to restore now, if any (DESIGN §3, migration up).
-
-        Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
-        topic that keeps developing (the same old block among the top items in two
-        consecutive turns, which is also "active use" for warm), or a match strong
-        enough on both the lexical and the dense side.
-        """
-        old = [item for item in items[:3] if item.tier != "hot" and not item.outdated]
-        previous, self._previous_old_blocks = (
-            self._previous_old_blocks,
-            {item.block_id for item in old},
+        """Which warm or cold block to restore now (the policy: `unpack.block_to_unpack`)."""
+        block, self._previous_old_blocks = unpack.block_to_unpack(
+            query, items, self._previous_old_blocks
         )
-        if not old:
-            return None
-        if unpack.asks_for_detail(query):
-            return old[0].block_id
-        for item in old:
-            if item.block_id in previous:
-                return item.block_id
-        if items[0].tier != "hot" and items[0].score >= UNPACK_SCORE:
-            return items[0].block_id
-        return None
+        return block
 
     def _current_block(self, episode_id: int | None) -> int | None:
         if not episode_id:

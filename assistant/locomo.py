@@ -5,6 +5,13 @@ question is recalled at a time after the last session. We score evidence recall 
 turns (k = 5, 10, 20), evidence recall within context budgets (1,000 and 2,000
 tokens), the mean context tokens and recall latency. Category 5 (adversarial
 questions without an answer in the conversation) is excluded.
+
+By default memory stays hot-only (no compaction), the figure of the retrieval
+issue. With `tiers=True` the nightly compactor (deterministic summaries) runs on
+the simulated clock every night between sessions and until the questions, so old
+sessions are warm or cold when they are asked about; recall then unpacks with the
+product's own policy (`unpack.block_to_unpack`, questions asked one after another
+as in a chat) and recalls again after a restore.
 """
 
 from __future__ import annotations
@@ -188,12 +195,36 @@ def _within_budget(ranked: list[tuple[str | None, int]], budget: int) -> list[st
     return [ref for ref, _ in _fit(ranked, budget) if ref is not None]
 
 
-def replay(conversation: Conversation, memory: Any) -> None:
-    """Store every turn as an episode at its simulated time, one session batch at a time."""
+def nights(start: datetime, end: datetime, *, at: str, zone: str) -> Iterator[datetime]:
+    """The nightly compaction slots (`at` local time in `zone`) after `start`, up to `end`."""
+    from zoneinfo import ZoneInfo
+
+    hour, minute = (int(part) for part in at.split(":"))
+    local = start.astimezone(ZoneInfo(zone))
+    slot = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if slot <= local:
+        slot += timedelta(days=1)
+    while slot <= end:
+        yield slot.astimezone(UTC)
+        slot = (slot + timedelta(days=1)).replace(hour=hour, minute=minute)
+
+
+def replay(
+    conversation: Conversation,
+    memory: Any,
+    *,
+    nightly: Callable[[datetime, datetime], Any] | None = None,
+) -> None:
+    """Store every turn as an episode at its simulated time, one session batch at a time;
+    `nightly(previous, next)` runs the compactor for the nights in between."""
     by_session: dict[str, list[Turn]] = defaultdict(list)
     for turn in conversation.turns:
         by_session[turn.ref.split(":")[0]].append(turn)
+    previous: datetime | None = None
     for turns in by_session.values():
+        if nightly is not None and previous is not None:
+            nightly(previous, turns[0].at)
+        previous = turns[-1].at
         texts = [f"{turn.speaker}: {turn.text}" for turn in turns]
         vectors = memory.dense.embed(texts)
         for turn, text, vector in zip(turns, texts, vectors, strict=True):
@@ -213,6 +244,7 @@ def run(
     work_dir: Path,
     settings: Any,
     progress: Callable[[str], None] | None = None,
+    tiers: bool = False,
 ) -> dict[str, Any]:
     """Replay each conversation into a fresh data dir and score recall over its QA."""
     from aniso.services import make_memory
@@ -225,27 +257,71 @@ def run(
         data_dir = work_dir / conversation.name
         conv_settings = settings.model_copy(update={"data_dir": data_dir})
         memory = make_memory(conv_settings, open_db(data_dir))
-        replay(conversation, memory)
         now = conversation.end + timedelta(days=1)
         own = Scores()
-
-        def recall(
-            question: str, memory: Any = memory, now: datetime = now
-        ) -> list[tuple[str | None, int]]:
-            items = memory.recall(question, now=now, limit=40).items
-            return [(item.ref, item.tokens) for item in items]
-
+        recall, tier_state = _prepare(conversation, memory, conv_settings, now=now, tiers=tiers)
         score_conversation(conversation, recall, own, context_budget=settings.context_budget_tokens)
         for key, values in own.hits.items():
             scores.hits[key].extend(values)
         scores.latencies_ms.extend(own.latencies_ms)
         scores.context_tokens.extend(own.context_tokens)
         per_conversation[conversation.name] = own.report()
+        if tiers:
+            per_conversation[conversation.name]["tiers"] = {
+                "compactor_runs": tier_state["runs"],
+                "blocks_before_questions": tier_state["blocks"],
+                "restored": tier_state["restored"],
+            }
         if progress is not None:
             progress(conversation.name)
     return {
+        "mode": "tiers" if tiers else "hot-only",
         "overall": scores.report(),
         "conversations": per_conversation,
         "turns": sum(len(c.turns) for c in conversations),
         "questions": sum(len(c.questions) for c in conversations),
     }
+
+
+def _prepare(
+    conversation: Conversation, memory: Any, settings: Any, *, now: datetime, tiers: bool
+) -> tuple[RecallFn, dict[str, Any]]:
+    """Replay the conversation (with nightly compaction in tier mode) and return the
+    recall function for its questions, with the tier figures it keeps up to date."""
+    from aniso.tiers import unpack
+    from aniso.tiers.compaction import Compactor
+
+    state: dict[str, Any] = {"previous": set(), "restored": 0, "runs": 0}
+    if tiers:
+        compactor = Compactor(memory.db, memory, settings)
+
+        def nightly(start: datetime, end: datetime) -> None:
+            for night in nights(start, end, at=settings.compact_at, zone=settings.timezone):
+                compactor.run(night)
+                state["runs"] += 1
+
+        replay(conversation, memory, nightly=nightly)
+        nightly(conversation.end, now)
+    else:
+        replay(conversation, memory)
+    state["blocks"] = _tier_counts(memory.db)
+
+    def recall(question: str) -> list[tuple[str | None, int]]:
+        items = memory.recall(question, now=now, limit=40).items
+        if tiers:
+            block, state["previous"] = unpack.block_to_unpack(question, items, state["previous"])
+            if block is not None and unpack.deep(memory, block, now=now) is not None:
+                state["restored"] += 1
+                items = memory.recall(question, now=now, limit=40).items
+        return [(item.ref, item.tokens) for item in items]
+
+    return recall, state
+
+
+def _tier_counts(db: Any) -> dict[str, int]:
+    counts = {"hot": 0, "warm": 0, "cold": 0}
+    for tier, count in db.execute(
+        "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
+    ):
+        counts[tier] = count
+    return counts

@@ -160,6 +160,10 @@ class Compactor:
             end=datetime.fromisoformat(max(times)),
             complete=self.complete,
         )
+        if target == "cold":
+            forms = forms.capsule()  # only the standard capsule stays searchable
+        # The guard again, last: an LLM may echo or invent a sensitive value, and
+        # text stored before a stricter policy may hold one the extractor picks up.
         forms = Forms(
             summary=self.redact(forms.summary),
             gist=self.redact(forms.gist),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,9 +23,12 @@ from aniso.tiers.text import keywords as find_keywords
 from aniso.tiers.text import sentences, stems
 
 log = logging.getLogger(__name__)
+DIGIT_RUN = re.compile(r"\+?\d+(?:[ ().-]+\d+){2,}")  # cards, phones, ids: 3+ digit groups
 MAX_KEYWORDS = 12
-MAX_ANCHORS = 12
-GIST_WORDS = 28
+MAX_ANCHORS = 12  # warm keeps this many; the cold capsule fewer
+CAPSULE_ANCHORS = 6
+GIST_WORDS = 26  # the whole gist, its "That was about ..., in <month>:" frame included
+GIST_SENTENCES = 2
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,48 @@ class Forms:
     gist: str  # cold: one or two sentences
     keywords: list[str]
     anchors: list[str]
+
+    def capsule(self) -> Forms:
+        """The standard cold capsule of these forms (see `capsule`)."""
+        gist, keywords, anchors = capsule(self.gist, self.keywords, self.anchors)
+        return Forms(summary=self.summary, gist=gist, keywords=keywords, anchors=anchors)
+
+
+def capsule(
+    gist: str, keywords: Sequence[str], anchors: Sequence[str]
+) -> tuple[str, list[str], list[str]]:
+    """The standard cold capsule, the same size whatever the block's age or source.
+
+    Only the capsule of a cold block is searchable, so every word must earn its
+    place: the gist is cut to two sentences and GIST_WORDS words; a keyword whose
+    stems the gist already holds, or a repeat, adds nothing to recall and is dropped;
+    anchors are bounded, deduplicated (case-insensitively, and against the gist and
+    keywords), and the ones repeated most in the block come first (see `extractive`).
+    """
+    gist = _clip_words(" ".join(sentences(" ".join(gist.split()))[:GIST_SENTENCES]), GIST_WORDS)
+    seen = set(stems(gist))
+    kept_keywords: list[str] = []
+    for keyword in keywords:
+        terms = set(stems(keyword))
+        if not keyword.strip() or not terms or terms <= seen:
+            continue
+        kept_keywords.append(" ".join(keyword.split()))
+        seen |= terms
+        if len(kept_keywords) >= MAX_KEYWORDS:
+            break
+    said = gist.lower()
+    kept_anchors: list[str] = []
+    for anchor in anchors:
+        anchor = " ".join(anchor.split())
+        terms = set(stems(anchor))
+        if not anchor or anchor.lower() in said or (terms and terms <= seen):
+            continue
+        kept_anchors.append(anchor)
+        seen |= terms
+        said += " " + anchor.lower()
+        if len(kept_anchors) >= CAPSULE_ANCHORS:
+            break
+    return gist, kept_keywords, kept_anchors
 
 
 def salience(texts: Sequence[str]) -> list[float]:
@@ -69,12 +115,36 @@ def extractive(
     chosen = sorted(order[:max_sentences])
     summary = " ".join(_clip_words(candidates[i], 40) for i in chosen)
     keywords = find_keywords(texts, limit=MAX_KEYWORDS)
-    anchors = find_anchors(" ".join(texts), limit=MAX_ANCHORS)
-    about = ", ".join(keywords[:3]) if keywords else "a conversation"
-    lead = _clip_words(candidates[order[0]], GIST_WORDS)
+    anchors = _ranked_anchors(texts)
+    about = ", ".join(keywords[:2]) if keywords else "a conversation"
     when = _month(start) if _month(start) == _month(end) else f"{_month(start)}–{_month(end)}"
-    gist = f"That was about {about}, in {when}: {lead}"
+    frame = f"That was about {about}, in {when}:"
+    lead = _clip_words(candidates[order[0]], max(6, GIST_WORDS - len(frame.split())))
+    gist = f"{frame} {lead}"
     return Forms(summary=summary, gist=gist, keywords=keywords, anchors=anchors)
+
+
+def _ranked_anchors(texts: Sequence[str]) -> list[str]:
+    """Anchors of the block, the ones that recur across its texts first.
+
+    A bare group of digits cut out of a longer run ("4111" of a card number, "916"
+    of a phone) is dropped: the guard sees each anchor alone and cannot recognise
+    a fragment, and a fragment is no use as a memory anchor anyway.
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for text in texts:
+        runs = " ".join(match.group(0) for match in DIGIT_RUN.finditer(text))
+        for anchor in find_anchors(text, limit=MAX_ANCHORS):
+            if anchor.strip().isdigit() and anchor.strip() in runs:
+                continue
+            counts[anchor] += 1
+            first.setdefault(anchor, len(first))
+    ranked = sorted(counts, key=lambda a: (-counts[a], first[a]))
+    unique: dict[str, str] = {}
+    for anchor in ranked:
+        unique.setdefault(anchor.lower(), anchor)
+    return list(unique.values())[:MAX_ANCHORS]
 
 
 class LLMForms(BaseModel):

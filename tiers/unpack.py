@@ -13,10 +13,13 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from aniso.prompt import MemoryItem
 from aniso.storage import transaction
 from aniso.tiers import archive, blocks, lexical, links
 from aniso.tiers.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
+
+UNPACK_SCORE = 2 / 61  # rank 1 on both the lexical and the dense side (RRF, k = 60)
 
 EXPLICIT_REQUEST = re.compile(
     r"\b(tell me more|more details?|in detail|remember when|do you remember|what exactly|"
@@ -28,6 +31,36 @@ EXPLICIT_REQUEST = re.compile(
 def asks_for_detail(text: str) -> bool:
     """An explicit request to unpack: "tell me more", "подробнее", "remember when…"."""
     return bool(EXPLICIT_REQUEST.search(text))
+
+
+def block_to_unpack(
+    query: str, items: list[MemoryItem], previous: set[int]
+) -> tuple[int | None, set[int]]:
+    """Which warm or cold block to restore now, if any (DESIGN §3, migration up), and
+    the old blocks of this turn (pass them as `previous` next turn).
+
+    Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
+    topic that keeps developing (the same old block among the top items in two
+    consecutive turns, which is also "active use" for warm), or a match strong
+    enough on both the lexical and the dense side. A block the profile has made
+    outdated is restored only on an explicit request (the user asked for the past;
+    its episodes come back marked outdated, the profile still wins): on its own it
+    would only bring back a stale fact.
+    """
+    if asks_for_detail(query):
+        asked = [item for item in items[:3] if item.tier != "hot"]
+        current = {item.block_id for item in asked if not item.outdated}
+        return (asked[0].block_id if asked else None), current
+    old = [item for item in items[:3] if item.tier != "hot" and not item.outdated]
+    current = {item.block_id for item in old}
+    if not old:
+        return None, current
+    for item in old:
+        if item.block_id in previous:
+            return item.block_id, current
+    if items[0].tier != "hot" and not items[0].outdated and items[0].score >= UNPACK_SCORE:
+        return items[0].block_id, current
+    return None, current
 
 
 @dataclass(frozen=True)
