@@ -6,12 +6,14 @@ capsule. This bench fills a fresh data dir with synthetic episodes over about tw
 years, runs the deterministic (extractive) compactor once at a "now" one day after
 the last episode, and reports per tier:
 
-- blocks, and searchable tokens, i.e. what the indexes hold: hot = live episodes'
-  user text; warm = summary, keywords, anchors + kept episodes' user text; cold =
-  the capsule (gist + keywords + anchors);
+- blocks, and searchable tokens: the block text the index holds (warm: summary,
+  keywords, anchors; cold: the capsule, gist + keywords + anchors) plus the live
+  episodes as recall returns them (the user's words, found by search, with the
+  reply trimmed as recall trims it);
 - the hot form of the same blocks: what hot recall would show of all their
-  episodes, live or archived (user text plus the reply, trimmed as recall trims
-  it), and searchable / hot form;
+  episodes, live or archived, and searchable / hot form (1.0 for hot);
+- the stricter view without replies: block text plus live user text, over the
+  user text of all the block's episodes (`ratio_to_user_text`);
 - bytes: text columns of their episodes and blocks in SQLite, archive payloads;
   plus the Chroma folder and the SQLite files in total.
 """
@@ -54,30 +56,31 @@ def _block_tokens(db: sqlite_utils.Database) -> dict[str, int]:
     return found
 
 
-def _episode_tokens(db: sqlite_utils.Database) -> tuple[dict[str, int], dict[str, int]]:
-    """Per tier of their block, live episodes' searchable tokens (the user's words:
-    replies are not indexed) and their hot form (user text with its reply, as hot
-    recall shows it)."""
-    searchable = dict.fromkeys(TIERS, 0)
-    hot_form = dict.fromkeys(TIERS, 0)
+def _episode_tokens(db: sqlite_utils.Database) -> dict[str, dict[str, int]]:
+    """Per tier of their block, live episodes' tokens: `searchable` (the user's words;
+    replies are not indexed) and `hot_form` (user text with its reply, as hot recall
+    shows it)."""
+    found = {name: dict.fromkeys(TIERS, 0) for name in ("searchable", "hot_form")}
     for tier, text, reply in db.execute(
         "SELECT b.tier, e.user_text, e.reply FROM episodes e JOIN blocks b ON b.id = e.block_id "
         "WHERE b.status = 'active'"
     ):
-        searchable[tier] += count_tokens(text)
-        hot_form[tier] += count_tokens(episode_text(text, reply))
-    return searchable, hot_form
+        found["searchable"][tier] += count_tokens(text)
+        found["hot_form"][tier] += count_tokens(episode_text(text, reply))
+    return found
 
 
-def _archived_hot_form(db: sqlite_utils.Database) -> dict[str, int]:
-    """The hot form of archived episodes (decompressed), per tier of their block."""
-    found = dict.fromkeys(TIERS, 0)
+def _archived_tokens(db: sqlite_utils.Database) -> dict[str, dict[str, int]]:
+    """Archived episodes (decompressed) per tier of their block: their hot form and
+    their user text alone."""
+    found = {name: dict.fromkeys(TIERS, 0) for name in ("user_text", "hot_form")}
     for tier, payload in db.execute(
         "SELECT b.tier, a.payload FROM archive a JOIN blocks b ON b.id = a.block_id "
         "WHERE a.status = 'archived' AND b.status = 'active'"
     ):
         row = archive.unpack(payload)
-        found[tier] += count_tokens(episode_text(row["user_text"], row["reply"]))
+        found["user_text"][tier] += count_tokens(row["user_text"])
+        found["hot_form"][tier] += count_tokens(episode_text(row["user_text"], row["reply"]))
     return found
 
 
@@ -94,7 +97,7 @@ def tier_figures(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
     blocks = _per_tier(
         db, "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
     )
-    live = _per_tier(
+    live_count = _per_tier(
         db,
         "SELECT b.tier, count(*) FROM episodes e JOIN blocks b ON b.id = e.block_id "
         "WHERE b.status = 'active' GROUP BY b.tier",
@@ -104,7 +107,7 @@ def tier_figures(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
         "SELECT b.tier, count(*) FROM archive a JOIN blocks b ON b.id = a.block_id "
         "WHERE a.status = 'archived' AND b.status = 'active' GROUP BY b.tier",
     )
-    archived_tokens = _archived_hot_form(db)
+    archived_tokens = _archived_tokens(db)
     payload = _per_tier(
         db,
         "SELECT b.tier, sum(length(a.payload)) FROM archive a JOIN blocks b "
@@ -127,19 +130,26 @@ def tier_figures(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
             )
         ),
     )
-    live_tokens, live_hot_form = _episode_tokens(db)
+    live_tokens = _episode_tokens(db)
     block_tokens = _block_tokens(db)
     figures: dict[str, dict[str, Any]] = {}
     for tier in TIERS:
-        searchable = block_tokens[tier] + (live_tokens[tier] if tier != "cold" else 0)
-        hot_form = archived_tokens[tier] + live_hot_form[tier]
+        live = live_tokens["searchable"][tier]
+        live_form = live_tokens["hot_form"][tier]
+        searchable = block_tokens[tier] + live_form
+        hot_form = archived_tokens["hot_form"][tier] + live_form
+        user_text = archived_tokens["user_text"][tier] + live
         figures[tier] = {
             "blocks": blocks[tier],
-            "live_episodes": live[tier],
+            "live_episodes": live_count[tier],
             "archived_episodes": archived[tier],
             "searchable_tokens": searchable,
             "hot_form_tokens": hot_form,
             "ratio": round(searchable / hot_form, 4) if hot_form else None,
+            "user_text_tokens": user_text,
+            "ratio_to_user_text": round((block_tokens[tier] + live) / user_text, 4)
+            if user_text
+            else None,
             "bytes": {
                 "episode_text": episode_text[tier],
                 "block_text": block_text[tier],

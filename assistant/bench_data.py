@@ -205,13 +205,14 @@ def synthetic_episodes(count: int, *, seed: int = 7) -> list[SyntheticEpisode]:
     offsets, sessions = timeline(count, rng)
     names = list(TOPICS)
     topic_of = rng.integers(len(names), size=int(sessions[-1]) + 1 if count else 0)
+    replies = np.random.default_rng(seed + 1)  # its own stream: messages stay as they were
     return [
         SyntheticEpisode(
             at=START + timedelta(seconds=float(offsets[i])),
             text=message(rng, names[int(topic_of[sessions[i]])]),
             session=f"bench-{int(sessions[i])}",
             topic=int(topic_of[sessions[i]]),
-            reply=reply(rng, names[int(topic_of[sessions[i]])]),
+            reply=reply(replies, names[int(topic_of[sessions[i]])]),
         )
         for i in range(count)
     ]

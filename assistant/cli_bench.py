@@ -244,11 +244,12 @@ def compact_command(episodes: int, as_json: bool) -> None:
         f"{result['episodes']:,} episodes: compaction {result['compaction_s']} s "
         f"(vector index {result['vector_index_s']} s)"
     )
-    click.echo("tier   blocks  searchable tok  hot-form tok  ratio   bytes")
+    click.echo("tier   blocks  searchable tok  hot-form tok  ratio  w/o replies      bytes")
     for tier, row in result["tiers"].items():
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.3f}"
+        strict = "-" if row["ratio_to_user_text"] is None else f"{row['ratio_to_user_text']:.3f}"
         click.echo(
             f"{tier:<5} {row['blocks']:>7,}  {row['searchable_tokens']:>14,}  "
-            f"{row['hot_form_tokens']:>12,}  {ratio:>5}  {row['bytes']['total']:>9,}"
+            f"{row['hot_form_tokens']:>12,}  {ratio:>5}  {strict:>11}  {row['bytes']['total']:>9,}"
         )
     click.echo(f"Chroma folder: {result['chroma_bytes']:,} bytes")

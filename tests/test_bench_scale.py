@@ -62,6 +62,10 @@ def test_bench_compact_reports_tiers_that_add_up(data_dir: Path) -> None:
     assert tiers["hot"]["ratio"] == 1.0 and tiers["hot"]["archived_episodes"] == 0
     assert tiers["cold"]["live_episodes"] == 0
     assert tiers["cold"]["ratio"] < tiers["warm"]["ratio"] <= 1
+    assert tiers["cold"]["ratio"] <= 0.1, "a cold capsule is a tenth of its hot form at most"
+    for tier in tiers.values():  # without replies the hot form shrinks, the ratio grows
+        assert tier["ratio"] <= tier["ratio_to_user_text"]
+        assert tier["user_text_tokens"] < tier["hot_form_tokens"]
     for tier in tiers.values():
         parts = tier["bytes"]
         total = parts["episode_text"] + parts["block_text"] + parts["archive_payload"]
