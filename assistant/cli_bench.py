@@ -103,6 +103,14 @@ def locomo_command(
         f"mean context tokens: {overall['mean_context_tokens']}; recall latency ms: "
         f"p50 {latency['p50']}, p95 {latency['p95']}, max {latency['max']}"
     )
+    for name, row in result["conversations"].items():
+        if "tiers" in row:
+            tiers = row["tiers"]
+            counts = ", ".join(f"{n} {t}" for t, n in tiers["blocks_before_questions"].items())
+            click.echo(
+                f"{name}: {tiers['compactor_runs']} nightly runs; before the questions "
+                f"{counts} blocks; {tiers['restored']} restored while answering"
+            )
 
 
 @bench.command("guard")

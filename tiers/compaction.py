@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
@@ -159,6 +160,7 @@ class Compactor:
             start=datetime.fromisoformat(min(times)),
             end=datetime.fromisoformat(max(times)),
             complete=self.complete,
+            rarity=self._rarity,
         )
         if target == "cold":
             forms = forms.capsule()  # only the standard capsule stays searchable
@@ -172,6 +174,21 @@ class Compactor:
         )
         pointers = [b for b, _ in links.neighbours(self.db, block_id, now=now, limit=MAX_POINTERS)]
         return _Plan(block_id, version, tier, target, share, archive_ids, forms, source, pointers)
+
+    def _rarity(self, terms: Sequence[str]) -> tuple[Counter[str], int]:
+        """Block frequency of `terms` (from the term links) and the number of blocks."""
+        unique = list(dict.fromkeys(terms))[:500]
+        found: Counter[str] = Counter()
+        for start in range(0, len(unique), 400):
+            chunk = unique[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            for term, count in self.db.execute(
+                f"SELECT term, count(*) FROM block_terms WHERE term IN ({marks}) GROUP BY term",
+                chunk,
+            ):
+                found[term] = count
+        total = self.db.execute("SELECT count(*) FROM blocks").fetchone()[0]
+        return found, int(total)
 
     def _apply(self, plan: _Plan, now: datetime, report: Report) -> None:
         if self._before_commit is not None:

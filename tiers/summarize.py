@@ -103,10 +103,23 @@ def _month(at: datetime) -> str:
     return at.strftime("%B %Y")
 
 
+Rarity = Callable[[Sequence[str]], tuple[Counter[str], int]]
+"""Given stems, how many blocks hold each, and how many blocks there are (for IDF)."""
+
+
 def extractive(
-    texts: Sequence[str], *, start: datetime, end: datetime, max_sentences: int = 3
+    texts: Sequence[str],
+    *,
+    start: datetime,
+    end: datetime,
+    max_sentences: int = 3,
+    rarity: Rarity | None = None,
 ) -> Forms:
-    """The deterministic forms of a block from its user texts."""
+    """The deterministic forms of a block from its user texts.
+
+    With `rarity`, keywords are TF-IDF over the blocks: a word every block has (a
+    speaker's name, "really") tells a capsule apart from no other.
+    """
     candidates = [s for text in texts for s in sentences(text) if len(s.split()) >= 3]
     if not candidates:
         candidates = [t for t in texts if t.strip()] or [""]
@@ -114,7 +127,10 @@ def extractive(
     order = sorted(range(len(candidates)), key=lambda i: (-ranked_scores[i], i))
     chosen = sorted(order[:max_sentences])
     summary = " ".join(_clip_words(candidates[i], 40) for i in chosen)
-    keywords = find_keywords(texts, limit=MAX_KEYWORDS)
+    frequency, documents = rarity(stems(" ".join(texts))) if rarity else (None, 0)
+    keywords = find_keywords(
+        texts, limit=MAX_KEYWORDS, document_frequency=frequency, documents=documents
+    )
     anchors = _ranked_anchors(texts)
     about = ", ".join(keywords[:2]) if keywords else "a conversation"
     when = _month(start) if _month(start) == _month(end) else f"{_month(start)}–{_month(end)}"
@@ -164,10 +180,15 @@ Complete = Callable[[list[dict[str, str]], dict], str]
 
 
 def with_llm(
-    texts: Sequence[str], *, start: datetime, end: datetime, complete: Complete | None
+    texts: Sequence[str],
+    *,
+    start: datetime,
+    end: datetime,
+    complete: Complete | None,
+    rarity: Rarity | None = None,
 ) -> tuple[Forms, str]:
     """LLM forms when a capable model answers well, else extractive; with the source."""
-    fallback = extractive(texts, start=start, end=end)
+    fallback = extractive(texts, start=start, end=end, rarity=rarity)
     if complete is None:
         return fallback, "extractive"
     prompt = (
