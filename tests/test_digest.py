@@ -94,3 +94,19 @@ def test_ask_shows_the_digest_on_stderr_and_in_json(data_dir: Path) -> None:
         "--now", "2026-01-08T10:00:00", "--model", "fake/x", "ask", "--json", "hi", fake_reply="-"
     )
     assert "digest" not in json.loads(again.stdout), "the key appears only with a digest"
+
+
+def test_chat_shows_the_digest_before_the_first_reply(data_dir: Path) -> None:
+    first = run_cli(
+        "--now", "2026-01-05T19:00:00", "--model", "fake/x", "ask",
+        "The boiler doesn't work again, I need to fix it", fake_reply="Let us look at it.",
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    chat = run_cli(
+        "--now", "2026-01-07T09:00:00", "--model", "fake/x", "chat",
+        fake_reply="Morning!", stdin=b"good morning\nand again\n",
+    )  # fmt: skip
+    assert chat.returncode == 0, chat.stderr
+    stderr = chat.stderr.decode()
+    assert stderr.count("Since your last session") == 1 and "boiler" in stderr
+    assert chat.stdout.decode().split() == ["Morning!", "Morning!"]

@@ -1,0 +1,81 @@
+"""`aniso bench locomo --tiers`: the nightly compactor runs on the simulated clock."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from helpers import run_cli
+
+from aniso.locomo import nights
+
+
+def conversation(path: Path) -> Path:
+    first = [
+        {"speaker": "Ana", "dia_id": f"D1:{i}", "text": text}
+        for i, text in enumerate(
+            [
+                "I ran a charity race for the animal shelter last Sunday.",
+                "It was a 10 km race along the river in Porto.",
+                "My time was 52 minutes, a personal best!",
+            ],
+            start=1,
+        )
+    ]
+    second = [
+        {"speaker": "Ben", "dia_id": f"D2:{i}", "text": text}
+        for i, text in enumerate(
+            ["I started learning the cello this month.", "My teacher is very patient."], start=1
+        )
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "conversation": {
+                    "speaker_a": "Ana",
+                    "speaker_b": "Ben",
+                    "session_1_date_time": "1:56 pm on 8 May, 2023",
+                    "session_1": first,
+                    "session_2_date_time": "10:00 am on 20 October, 2023",
+                    "session_2": second,
+                },
+                "qa": [
+                    {
+                        "question": "Where was the charity race?",
+                        "evidence": ["D1:2"],
+                        "category": 1,
+                    },
+                    {"question": "What does Ben learn?", "evidence": ["D2:1"], "category": 1},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_nights_are_the_local_slots_between_two_instants() -> None:
+    start = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    slots = list(nights(start, datetime(2023, 5, 11, 12, 0, tzinfo=UTC), at="03:00", zone="UTC"))
+    assert [s.day for s in slots] == [9, 10, 11] and {s.hour for s in slots} == {3}
+    kyiv = list(
+        nights(start, datetime(2023, 5, 9, 12, 0, tzinfo=UTC), at="03:00", zone="Europe/Kyiv")
+    )
+    assert [(s.day, s.hour) for s in kyiv] == [(9, 0)]  # 03:00 in Kyiv is midnight UTC
+
+
+def test_tier_mode_compacts_between_sessions(tmp_path: Path) -> None:
+    path = conversation(tmp_path / "tiny.json")
+    hot = run_cli("bench", "locomo", "--json", str(path))
+    assert hot.returncode == 0, hot.stderr
+    hot_only = json.loads(hot.stdout)
+    assert hot_only["mode"] == "hot-only" and "tiers" not in hot_only["conversations"]["tiny"]
+    tiered = run_cli("bench", "locomo", "--tiers", "--json", str(path))
+    assert tiered.returncode == 0, tiered.stderr
+    result = json.loads(tiered.stdout)
+    assert result["mode"] == "tiers"
+    assert set(result["overall"]) == set(hot_only["overall"]), "the same keys in both modes"
+    figures = result["conversations"]["tiny"]["tiers"]
+    assert figures["compactor_runs"] == 166  # every night from 9 May to 21 October
+    assert figures["blocks_before_questions"]["cold"] >= 1, "May is cold by late October"
