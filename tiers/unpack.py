@@ -48,7 +48,8 @@ def block_to_unpack(
     would only bring back a stale fact.
     """
     if asks_for_detail(query):
-        asked = [item for item in items[:3] if item.tier != "hot"]
+        # A current memory first; an outdated one only when it is all there is.
+        asked = sorted((item for item in items[:3] if item.tier != "hot"), key=lambda i: i.outdated)
         current = {item.block_id for item in asked if not item.outdated}
         return (asked[0].block_id if asked else None), current
     old = [item for item in items[:3] if item.tier != "hot" and not item.outdated]
