@@ -15,19 +15,20 @@ from aniso.tiers.compaction import Compactor
 
 COLD = [
     "My old bicycle Zqxcoldmark is green and has a leather saddle",
-    "The bicycle Zqxcoldmark was bought on Baker Street in 2019",
+    "The bicycle was bought on Baker Street in 2019 for my birthday",
     "I rode the bicycle Zqxarchmark to the lake every summer",
 ]
 WARM = [
     "Planning a trip to Porto Zqxwarmmark in spring with my sister Anna",
-    "For Porto Zqxwarmmark we want a hotel near the river, around 90 euros a night",
-    "Anna wants to see the Porto Zqxwarmmark bookshop Lello on the trip",
+    "For Porto we want a hotel near the river, around 90 euros a night",
+    "Anna wants to see the Porto bookshop Lello on the trip",
 ]
 HOT = [
     "My new sourdough starter Zqxhotmark smells sour and bubbles nicely",
-    "Feeding the sourdough starter Zqxhotmark twice a day with rye flour",
+    "Feeding the sourdough starter twice a day with rye flour",
 ]
 PROFILE = "I love Zqxprofmark"
+KEEP = "My favourite tea is jasmine green tea from Fujian"
 MARKERS = {
     "cold": b"zqxcold",
     "archived": b"zqxarch",
@@ -42,7 +43,7 @@ def compact(services: Services, clock: SimulatedClock) -> None:
 
 
 def populate(services: Services, clock: SimulatedClock) -> dict[str, int]:
-    """Chat over 130 simulated days; returns the block id holding each tier's marker."""
+    """Chat over 130 simulated days; returns the block id of each tier's topic."""
     send = services.assistant.send
     for text in COLD:
         send(text)
@@ -53,7 +54,21 @@ def populate(services: Services, clock: SimulatedClock) -> dict[str, int]:
     compact(services, clock)
     send(PROFILE)
     clock.advance(timedelta(hours=8))
+    send(KEEP)
+    clock.advance(timedelta(hours=8))
     for text in HOT:
         send(text)
-    tiers = dict(services.db.execute("SELECT tier, id FROM blocks ORDER BY id").fetchall())
-    return tiers
+    db = services.db
+
+    def block_of(text: str) -> int:
+        return db.execute("SELECT block_id FROM episodes WHERE user_text = ?", [text]).fetchone()[0]
+
+    (cold,) = db.execute("SELECT id FROM blocks WHERE tier = 'cold'").fetchone()
+    (warm,) = db.execute("SELECT id FROM blocks WHERE tier = 'warm'").fetchone()
+    return {
+        "cold": cold,
+        "warm": warm,
+        "hot": block_of(HOT[1]),
+        "profile": block_of(PROFILE),
+        "keep": block_of(KEEP),
+    }
