@@ -100,15 +100,20 @@ def _remove_broken_copy(folder: Path) -> None:
 
 def rebuild_folder(dense: DenseMemory, folder: Path) -> int:
     """Recreate the embedded index from its own remaining vectors; returns their count."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
     from aniso.storage import tighten_permissions
-    from aniso.tiers.vectors import _forget
 
     index = dense.index
     if not isinstance(index, ChromaIndex):
         return 0
     ids, matrix, metas = index.vectors()
     index.close()
-    _forget(folder, None)
+    # Chroma caches one system per folder; a cached one would keep writing to the
+    # deleted files. Another handle on this folder in this process goes stale: its
+    # writes fail into its outbox, and `aniso reindex` or a restart brings it back.
+    SharedSystemClient._identifier_to_system.pop(str(folder), None)
+    SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
     dense._index = None
     shutil.rmtree(folder, ignore_errors=True)
     fresh = dense.index
