@@ -19,6 +19,7 @@ from aniso.export import (
     Progress,
     Redact,
     block_record,
+    cached,
     private_output,
     profile_record,
 )
@@ -83,6 +84,7 @@ def export_markdown(
     title: Callable[[], str] | None = None,
 ) -> ExportReport:
     """Write the digest; blocks newest first within each tier, grouped by day."""
+    redact = cached(redact)
     counts = {"episodes": 0, "archived": 0}
     blocks: dict[str, int] = {}
     with private_output(path) as out, transaction(db, immediate=False):

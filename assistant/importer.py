@@ -26,6 +26,7 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from aniso.errors import InputError
+from aniso.export import cached
 from aniso.export_model import (
     FORMAT,
     SCHEMA_VERSION,
@@ -207,7 +208,7 @@ class _Writer:
 
     def __init__(self, db: sqlite_utils.Database, redact: Redact, shift: _Offsets) -> None:
         self.db = db
-        self._redact = redact
+        self._redact = cached(redact)
         self.shift = shift
         self.redacted = 0
 
