@@ -234,11 +234,14 @@ def config(context: Context, as_json: bool) -> None:
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
     from aniso.cli_bench import bench
+    from aniso.cli_data import export_command, forget_command, import_command
     from aniso.cli_memory import memory, reindex, stats
     from aniso.cli_profile import profile
     from aniso.cli_tiers import compact, doctor
 
     for command in (memory, reindex, compact, doctor, bench, profile, stats):
+        main.add_command(command)
+    for command in (export_command, import_command, forget_command):
         main.add_command(command)
 
 

@@ -261,3 +261,34 @@ def compact_command(episodes: int, as_json: bool) -> None:
             f"{row['hot_form_tokens']:>12,}  {ratio:>5}  {strict:>11}  {row['bytes']['total']:>9,}"
         )
     click.echo(f"Chroma folder: {result['chroma_bytes']:,} bytes")
+
+
+@bench.command("data")
+@click.option("--episodes", default=10_000, show_default=True, help="Synthetic episodes.")
+@click.option("--vectors", is_flag=True, help="Also time re-embedding after the import.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
+    """Export (JSON, Markdown) and import time and size for a compacted synthetic memory."""
+    from aniso.bench_io import run
+
+    if episodes < 1:
+        raise click.BadParameter("must be a positive count", param_hint="--episodes")
+    bar = _phases(as_json)
+    try:
+        result = run(episodes, vectors=vectors, progress=bar)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(
+        f"{result['episodes']:,} episodes ({result['archived']:,} archived): export JSON "
+        f"{result['export_json_s']} s, {result['export_json_bytes']:,} bytes; Markdown "
+        f"{result['export_md_s']} s, {result['export_md_bytes']:,} bytes"
+    )
+    click.echo(
+        f"import: validate {result['import_validate_s']} s, write {result['import_write_s']} s"
+        + (f", vectors {result['import_vectors_s']} s" if "import_vectors_s" in result else "")
+        + f"; round trip identical: {result['round_trip_identical']}"
+    )

@@ -202,7 +202,11 @@ class MemoryController:
         return found[0] if found else None
 
     def profile_text(self) -> str:
-        return self.profile.prompt_text() if self.profile is not None else ""
+        """The profile for the prompt; a temporary chat reads no memory, the profile
+        included: it must behave as if talking to someone who never met the user."""
+        if self.temporary or self.profile is None:
+            return ""
+        return self.profile.prompt_text()
 
     def assemble(self, observation: Observation, recalled: list[MemoryItem]) -> list[Message]:
         """The prompt: system (profile, then memories in tier order), recent turns, message."""

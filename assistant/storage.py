@@ -16,7 +16,7 @@ import sqlite3
 import stat
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -78,14 +78,50 @@ def tighten_permissions(path: Path) -> None:
 
 
 @contextmanager
-def _migration_lock(data_dir: Path) -> Iterator[None]:
-    """An exclusive file lock while migrating, so concurrent first runs do not race."""
-    with open(data_dir / ".migrate.lock", "a") as handle:
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on `path`, held for the block (threads and processes)."""
+    previous = os.umask(0o077)
+    try:
+        handle = open(path, "a")  # noqa: SIM115 - closed below, after unlocking
+    finally:
+        os.umask(previous)
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _migration_lock(data_dir: Path) -> AbstractContextManager[None]:
+    """An exclusive file lock while migrating, so concurrent first runs do not race."""
+    return _file_lock(data_dir / ".migrate.lock")
+
+
+def writer_lock(data_dir: Path) -> AbstractContextManager[None]:
+    """Held by the long writers (forget, import, a compaction run) for their whole run.
+
+    Single writes need no more than `transaction` (BEGIN IMMEDIATE); this lock keeps
+    the multi-step ones (erasure, then VACUUM and the vector rebuild; a compaction's
+    plan-then-apply) from interleaving, in one process or across several.
+    """
+    return _file_lock(data_dir / ".writer.lock")
+
+
+def vacuum(db: sqlite_utils.Database) -> dict[str, object]:
+    """Leave no deleted row in free pages or old WAL frames: VACUUM rewrites the file,
+    then a TRUNCATE checkpoint empties the WAL. Another process reading at that moment
+    can keep the WAL from being truncated; that is reported, not hidden."""
+    db.execute("VACUUM")
+    busy, frames, moved = -1, -1, -1
+    for _ in range(20):
+        busy, frames, moved = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            break
+        import time
+
+        time.sleep(0.25)
+    return {"vacuumed": True, "wal_truncated": not busy}
 
 
 @functools.cache

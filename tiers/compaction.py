@@ -23,7 +23,7 @@ from datetime import datetime
 import sqlite_utils
 
 from aniso.settings import Settings
-from aniso.storage import transaction
+from aniso.storage import transaction, writer_lock
 from aniso.tiers import archive, lexical, links
 from aniso.tiers.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
@@ -109,6 +109,11 @@ class Compactor:
         return [bid for bid, last in rows if datetime.fromisoformat(last).timestamp() <= cutoff]
 
     def run(self, now: datetime) -> Report:
+        """One pass, under the writer lock: a forget or import waits for it, and it for them."""
+        with writer_lock(self.settings.data_dir):
+            return self._run(now)
+
+    def _run(self, now: datetime) -> Report:
         report = Report(now=now.isoformat())
         started = now.isoformat()
         for block_id in self.candidates(now):

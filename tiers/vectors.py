@@ -219,6 +219,43 @@ class ChromaIndex:
                 if len(page["ids"]) < self._batch:
                     return found
 
+    def vectors(
+        self, ids: Sequence[str] | None = None
+    ) -> tuple[list[str], np.ndarray, list[dict[str, Scalar]]]:
+        """Stored ids, vectors and metadata (all of them, or those of `ids`), paged.
+
+        Erasure uses it twice: to know which bytes must vanish from the folder, and to
+        carry the remaining vectors over when the folder is rebuilt."""
+        found_ids: list[str] = []
+        rows: list[np.ndarray] = []
+        metas: list[dict[str, Scalar]] = []
+        with self._guard("read vectors"):
+            if ids is not None:
+                pages = [
+                    self._collection.get(
+                        ids=list(ids[s : s + self._batch]), include=["embeddings", "metadatas"]
+                    )
+                    for s in range(0, len(ids), self._batch)
+                ]
+            else:
+                pages = []
+                while True:
+                    page = self._collection.get(
+                        include=["embeddings", "metadatas"],
+                        limit=self._batch,
+                        offset=sum(len(p["ids"]) for p in pages),
+                    )
+                    pages.append(page)
+                    if len(page["ids"]) < self._batch:
+                        break
+            for page in pages:
+                found_ids += page["ids"]
+                if len(page["ids"]):
+                    rows.append(np.asarray(page["embeddings"], dtype=np.float32))
+                metas += [dict(m or {}) for m in page["metadatas"]]
+        matrix = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        return found_ids, matrix, metas
+
     def reset(self) -> None:
         from chromadb.errors import NotFoundError
 

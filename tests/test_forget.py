@@ -1,0 +1,157 @@
+"""`aniso forget`: erasure proven at the byte level, in every store under the data dir."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import run_cli
+from memory_builder import COLD, HOT, KEEP, MARKERS, PROFILE, WARM, populate
+
+from aniso.clock import SimulatedClock
+from aniso.logs import log_to_data_dir
+from aniso.services import Services, build
+from aniso.settings import load_settings
+
+
+@pytest.fixture
+def services(llm, clock: SimulatedClock, data_dir: Path) -> Services:  # type: ignore[no-untyped-def]
+    return build(load_settings({"model": "fake/x"}), clock=clock)
+
+
+def files_with(data_dir: Path, needle: bytes) -> list[str]:
+    """Every file under the data dir whose raw bytes hold `needle` (case-insensitive)."""
+    return [
+        str(path.relative_to(data_dir))
+        for path in sorted(data_dir.rglob("*"))
+        if path.is_file() and needle.lower() in path.read_bytes().lower()
+    ]
+
+
+def signatures(services: Services, texts: list[str]) -> list[bytes]:
+    vectors = np.asarray(services.controller.memory.dense.embed(texts), dtype="<f4")
+    return [row.tobytes()[:64] for row in vectors]
+
+
+def files_with_any(data_dir: Path, needles: list[bytes]) -> list[str]:
+    return [
+        str(p.relative_to(data_dir))
+        for p in sorted(data_dir.rglob("*"))
+        if p.is_file() and any(n in p.read_bytes() for n in needles)
+    ]
+
+
+def recall(query: str) -> list[dict]:
+    result = run_cli("memory", "recall", query, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["items"]
+
+
+def test_forgotten_strings_leave_no_byte_in_the_data_dir(
+    services: Services, clock: SimulatedClock, data_dir: Path
+) -> None:
+    blocks = populate(services, clock)
+    tiers = dict(services.db.execute("SELECT id, tier FROM blocks").fetchall())
+    assert [tiers[blocks[t]] for t in ("hot", "warm", "cold")] == ["hot", "warm", "cold"]
+    archived = services.db.execute("SELECT count(*) FROM archive").fetchone()[0]
+    assert archived >= len(COLD)
+    log_to_data_dir(data_dir)
+    logging.getLogger("aniso.test").warning("could not parse %r", COLD[2])
+    planted = [COLD[0], COLD[2], WARM[0], HOT[0], PROFILE]
+    vectors = signatures(services, planted)
+    services.controller.memory.dense.flush(services.controller.memory.texts_for)
+    for name, marker in MARKERS.items():
+        assert files_with(data_dir, marker), f"{name} marker was not planted"
+    assert files_with(data_dir, b"zqxarch") and files_with(data_dir, b"zqxprof")
+    assert files_with_any(data_dir, vectors), "the vectors were not planted"
+    services.db.conn.close()
+
+    preview = run_cli("forget", "--search", "zqx", "--json")
+    assert preview.returncode == 0, preview.stderr
+    kinds = {(m["kind"], m["tier"]) for m in json.loads(preview.stdout)["matches"]}
+    assert {("episode", "hot"), ("archived", "cold"), ("profile", None)} <= kinds
+    assert files_with(data_dir, b"zqx"), "a preview must not erase anything"
+
+    result = run_cli("forget", "--search", "zqx", "--yes", "--profile", "--json")
+    assert result.returncode == 0, result.stderr
+    receipt = json.loads(result.stdout)
+    assert receipt["profile_removed"] == 1
+    assert blocks["profile"] in receipt["blocks_removed"]
+    assert {blocks["hot"], blocks["warm"], blocks["cold"]} <= set(receipt["blocks_recomputed"])
+    assert receipt["vectors"]["verified"] and receipt["sqlite"]["wal_truncated"]
+    assert receipt["logs"]["lines_removed"] == 1
+
+    assert files_with(data_dir, b"zqx") == []
+    assert files_with_any(data_dir, vectors) == []
+    for marker in ("Zqxhotmark", "Zqxwarmmark", "Zqxcoldmark", "Zqxarchmark", "Zqxprofmark"):
+        assert recall(marker) == []
+    kept = recall("jasmine green tea")
+    assert kept and kept[0]["text"].startswith(KEEP)
+
+    db = sqlite3.connect(data_dir / "aniso.db")
+    tiers_after = dict(db.execute("SELECT id, tier FROM blocks").fetchall())
+    assert [tiers_after[blocks[t]] for t in ("hot", "warm", "cold")] == ["hot", "warm", "cold"]
+    gist = db.execute("SELECT summary FROM blocks WHERE id = ?", [blocks["cold"]]).fetchone()[0]
+    assert gist.startswith("That was about") and "Baker Street" in gist
+    (audit,) = db.execute("SELECT detail FROM audit WHERE kind = 'forget'").fetchone()
+    assert json.loads(audit)["mode"] == "search"
+    assert db.execute("SELECT count(*) FROM profile_values").fetchone() == (0,)
+
+
+def digest(data_dir: Path) -> str:
+    db = sqlite3.connect(data_dir / "aniso.db")
+    text = "\n".join(db.iterdump())
+    db.close()
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_block_and_date_modes_and_kept_profile(
+    services: Services, clock: SimulatedClock, data_dir: Path
+) -> None:
+    blocks = populate(services, clock)
+    services.db.conn.close()
+    before = digest(data_dir)
+    missing = run_cli("forget", "--block", "9999")
+    assert missing.returncode == 1 and b"no block 9999" in missing.stderr
+    assert digest(data_dir) == before
+
+    result = run_cli("forget", "--block", str(blocks["profile"]), "--json")
+    assert result.returncode == 0, result.stderr
+    receipt = json.loads(result.stdout)
+    assert receipt["blocks_removed"] == [blocks["profile"]]
+    assert [row["field"] for row in receipt["profile_kept"]] == ["likes"]
+    assert files_with(data_dir, b"zqxprof") == ["aniso.db"]  # only the kept profile value
+
+    dated = run_cli("forget", "--after", "2026-01-01", "--before", "2026-03-01", "--json")
+    assert dated.returncode == 0, dated.stderr
+    assert json.loads(dated.stdout)["blocks_removed"] == [blocks["cold"]]
+    assert files_with(data_dir, b"bicycle") == []
+    assert files_with(data_dir, b"zqxwarm") and files_with(data_dir, b"zqxhot")
+
+    wrong = run_cli("forget", "--before", "yesterday")
+    assert wrong.returncode == 1 and b"--before 'yesterday' is not a date" in wrong.stderr
+
+
+def test_forget_all_needs_yes_and_empties_every_store(
+    services: Services, clock: SimulatedClock, data_dir: Path
+) -> None:
+    populate(services, clock)
+    services.db.conn.close()
+    before = digest(data_dir)
+    preview = run_cli("forget", "--all")
+    assert preview.returncode == 0 and b"run again with --yes" in preview.stdout
+    assert digest(data_dir) == before
+
+    result = run_cli("forget", "--all", "--yes", "--profile", "--json")
+    assert result.returncode == 0, result.stderr
+    for word in (b"zqx", b"bicycle", b"porto", b"sourdough", b"jasmine"):
+        assert files_with(data_dir, word) == [], word
+    db = sqlite3.connect(data_dir / "aniso.db")
+    for table in ("episodes", "blocks", "archive", "links", "block_terms", "profile_values"):
+        assert db.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
+    assert recall("bicycle") == []
