@@ -49,7 +49,10 @@ class AnisoApp(App[None]):
         Binding("f3", "profile", "Profile"),
         Binding("f4", "toggle_temporary", "Temporary"),
         Binding("f5", "compact", "Compact"),
-        Binding("ctrl+e", "export", "Export"),
+        # The composer binds F6/F7 to line and text selection; the app's actions win.
+        Binding("f6", "export", "Export", priority=True),
+        Binding("f7", "forget_search", "Forget...", priority=True),
+        Binding("f8", "switch_model", "Model"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     CSS = """
