@@ -7,43 +7,13 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedLLM
-from tui_helpers import SIZE, make_app, say, settle, transcript, wait_until
+from tui_helpers import SIZE, YOGA, make_app, say, seed_cold_yoga, settle, transcript, wait_until
 
 from aniso.clock import SimulatedClock
-from aniso.services import build
-from aniso.settings import load_settings
-from aniso.tiers.compaction import Compactor
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 from aniso.tui.memory_panel import MemoryPanel, age, counts_line
 
 pytestmark = pytest.mark.anyio
-
-YOGA = [
-    "My yoga studio is called Lotus Flow, it is on Rua Augusta in Lisbon",
-    "Lotus Flow yoga classes start at 7 am on Tuesdays and Thursdays",
-]
-
-
-def seed_cold_yoga(clock: SimulatedClock) -> int:
-    """A yoga block that went cold over 120 simulated nights, then a fresh hot mention."""
-    services = build(load_settings({"model": "fake/x"}), clock=clock)
-    for text in YOGA:
-        services.assistant.send(text)
-    services.assistant.send("Unrelated: my car needs new winter tyres soon")
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
-    for _ in range(120):
-        clock.advance(timedelta(days=1))
-        compactor.run(clock())
-    (block,) = services.db.execute(
-        "SELECT id FROM blocks WHERE tier = 'cold' AND summary LIKE '%Lotus Flow%'"
-    ).fetchone()
-    clock.advance(timedelta(hours=1))
-    # Stored, not chatted: a chat turn here could already unpack the cold block.
-    services.controller.memory.store(
-        "I bought a purple yoga mat yesterday", at=clock(), session="earlier"
-    )
-    clock.advance(timedelta(hours=1))
-    return int(block)
 
 
 def block_row(app, block_id: int) -> tuple | None:  # type: ignore[no-untyped-def]
@@ -82,9 +52,11 @@ async def test_recalled_items_show_tier_age_tokens_and_unpack(
         await pilot.press("u")
         await settle(pilot)
         assert block_row(app, cold)[:2] == ("cold", "restored")
-        restored = app.backend.services().db.execute(
-            "SELECT id, tier, size FROM blocks WHERE restored_from = ?", [cold]
-        ).fetchall()
+        restored = (
+            app.backend.services()
+            .db.execute("SELECT id, tier, size FROM blocks WHERE restored_from = ?", [cold])
+            .fetchall()
+        )
         assert [(tier, size) for _, tier, size in restored] == [("hot", len(YOGA))]
 
 
@@ -97,9 +69,12 @@ async def test_pin_and_forget_with_confirmation(llm: ScriptedLLM, clock: Simulat
         await pilot.press("p")
         await settle(pilot)
         assert block_row(app, cold)[2] == 1
-        assert " · pinned" in str(app.query_one(MemoryPanel).query_one("#recalled")._options[
-            [i.block_id for i in app.query_one(MemoryPanel).items].index(cold)
-        ].prompt)
+        assert " · pinned" in str(
+            app.query_one(MemoryPanel)
+            .query_one("#recalled")
+            ._options[[i.block_id for i in app.query_one(MemoryPanel).items].index(cold)]
+            .prompt
+        )
 
         select(app, cold)
         await pilot.press("f")
@@ -222,6 +197,4 @@ def test_age_and_counts_formatting() -> None:
     now = datetime(2026, 5, 1, tzinfo=UTC)
     assert [age(now - timedelta(**d), now) for d in ({"minutes": 5}, {"hours": 3}, {"days": 12},
             {"days": 65}, {"days": 800})] == ["5m", "3h", "12d", "2mo", "2y"]  # fmt: skip
-    assert counts_line(TierCounts(3, 2, 1, 7)).plain == (
-        " hot  3   warm  2   cold  1  archive 7"
-    )
+    assert counts_line(TierCounts(3, 2, 1, 7)).plain == (" hot  3   warm  2   cold  1  archive 7")

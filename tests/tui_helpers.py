@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from textual.pilot import Pilot
 
 from aniso.clock import SimulatedClock
+from aniso.services import build
 from aniso.settings import load_settings
+from aniso.tiers.compaction import Compactor
 from aniso.tui.app import AnisoApp
 from aniso.tui.backend import Backend
 from aniso.tui.chat import ChatMessage
@@ -57,3 +60,32 @@ async def say(pilot: Pilot, text: str) -> None:
 
 def transcript(app: AnisoApp) -> list[tuple[str, str]]:
     return [(m.role, m.text) for m in app.query(ChatMessage)]
+
+
+YOGA = [
+    "My yoga studio is called Lotus Flow, it is on Rua Augusta in Lisbon",
+    "Lotus Flow yoga classes start at 7 am on Tuesdays and Thursdays",
+]
+
+
+def seed_cold_yoga(clock: SimulatedClock, *, data_dir: Path | None = None) -> int:
+    """A yoga block that went cold over 120 simulated nights, then a fresh hot mention."""
+    overrides = {"model": "fake/x"} | ({"data_dir": str(data_dir)} if data_dir else {})
+    services = build(load_settings(overrides), clock=clock)
+    for text in YOGA:
+        services.assistant.send(text)
+    services.assistant.send("Unrelated: my car needs new winter tyres soon")
+    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    for _ in range(120):
+        clock.advance(timedelta(days=1))
+        compactor.run(clock())
+    (block,) = services.db.execute(
+        "SELECT id FROM blocks WHERE tier = 'cold' AND summary LIKE '%Lotus Flow%'"
+    ).fetchone()
+    clock.advance(timedelta(hours=1))
+    # Stored, not chatted: a chat turn here could already unpack the cold block.
+    services.controller.memory.store(
+        "I bought a purple yoga mat yesterday", at=clock(), session="earlier"
+    )
+    clock.advance(timedelta(hours=1))
+    return int(block)

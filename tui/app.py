@@ -40,6 +40,12 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+def short_path(path: Path) -> str:
+    """The data dir as the user thinks of it: under ~ when inside the home folder."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
 class AnisoApp(App[None]):
     TITLE = "Aniso"
     COMMANDS = App.COMMANDS | {AnisoCommands}
@@ -115,7 +121,7 @@ class AnisoApp(App[None]):
             Status(
                 model=self.backend.model,
                 local=self.backend.is_local,
-                data_dir=str(self.backend.settings.data_dir),
+                data_dir=short_path(self.backend.settings.data_dir),
                 next_compaction=next_run,
                 redacted=self._redacted,
                 temporary=self.backend.temporary,
@@ -154,6 +160,7 @@ class AnisoApp(App[None]):
     async def show_error(self, text: str) -> None:
         self._busy = ""
         self.refresh_status()
+        self.notify(text, severity="error")  # seen on any screen; the chat keeps it
         await self.chat.add("error", text, kind="error")
 
     # ---- chat --------------------------------------------------------------------
@@ -201,9 +208,7 @@ class AnisoApp(App[None]):
         elif reply.error:
             if not target.text.strip():
                 target.remove()
-            await self.chat.add(
-                "error", f"{reply.error} (your message was stored)", kind="error"
-            )
+            await self.chat.add("error", f"{reply.error} (your message was stored)", kind="error")
         elif target.text.strip() != reply.text.strip():
             await target.set_text(reply.text)
         for notice in reply.notices:
@@ -417,8 +422,6 @@ class AnisoApp(App[None]):
                 return
             what = item.strip() or None
             question = f"Remove {what!r} from {field_name}?" if what else f"Empty {field_name}?"
-            self.push_screen(
-                ConfirmScreen(question), lambda yes: confirmed(yes, what)
-            )
+            self.push_screen(ConfirmScreen(question), lambda yes: confirmed(yes, what))
 
         self.push_screen(PromptScreen(f"Item to remove from {field_name} (empty: all):"), chosen)

@@ -8,7 +8,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Memory panel", "toggle_memory", "Show or hide tier counts and recalled memories (F2)"),
     ("Profile", "profile", "Every profile field with its history; edit or remove (F3)"),
     ("Export", "export", "Export everything to a file you choose (F6)"),
-    ("Forget by search", "forget_search", "Preview the memories matching a search, then erase (F7)"),
+    (
+        "Forget by search",
+        "forget_search",
+        "Preview the memories matching a search, then erase (F7)",
+    ),
     ("Compact now", "compact", "Run the compactor now instead of tonight (F5)"),
     ("Temporary chat", "toggle_temporary", "A chat that neither reads nor writes memory (F4)"),
     ("Switch model", "switch_model", "Use another litellm model from the next message on (F8)"),

@@ -110,7 +110,9 @@ class MemoryPanel(Vertical):
             return
         for index, item in enumerate(items):
             options.add_option(
-                Option(item_label(item, now, pinned=item.block_id in (pinned or set())), id=str(index))
+                Option(
+                    item_label(item, now, pinned=item.block_id in (pinned or set())), id=str(index)
+                )
             )
         options.highlighted = 0
 
