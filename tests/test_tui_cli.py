@@ -50,7 +50,7 @@ def test_bare_aniso_on_a_terminal_opens_the_app_and_quits(data_dir: Path) -> Non
     try:
         screen = _read_until(leader, b"palette")
         assert b"palette" in screen and b"Recalled" in screen, screen[-2000:]
-        os.write(leader, "hi there\r".encode())
+        os.write(leader, b"hi there\r")
         screen = _read_until(leader, b"Hello from the app.")
         assert b"Hello from the app." in screen
         os.write(leader, b"\x11")  # Ctrl+Q
