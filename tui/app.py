@@ -96,7 +96,9 @@ class AnisoApp(App[None]):
             self.backend.start_schedule()
 
     def _booted(self, _: None) -> None:
-        self._busy = ""
+        if self._busy == "loading memory...":
+            self._busy = ""
+            self.refresh_status()
         self.refresh_memory()
 
     def on_unmount(self) -> None:
@@ -180,14 +182,14 @@ class AnisoApp(App[None]):
 
         def job() -> Turn:
             def on_token(piece: str) -> None:
-                self.call_from_thread(self._stream, target, piece)
+                self.call_from_thread(self._on_piece, target, piece)
 
             return self.backend.send(event.text, on_token=on_token, cancelled=self._cancel.is_set)
 
         self._background(job, lambda turn: self._answered(target, turn), what="chat")
         self.set_timer(0.1, self._watch_generation)
 
-    async def _stream(self, target: ChatMessage, piece: str) -> None:
+    async def _on_piece(self, target: ChatMessage, piece: str) -> None:
         await target.append(piece)
         self.chat.scroll_down()
 
@@ -202,6 +204,7 @@ class AnisoApp(App[None]):
         self.generating = False
         self._busy = ""
         reply = turn.reply
+        await target.finish()
         if self._cancel.is_set():
             await target.set_text((target.text + " …").strip())
             await self.chat.add("notice", "reply stopped", kind="notice")

@@ -88,11 +88,15 @@ class Backend:
         return self.services().clock()
 
     def warm_up(self) -> None:
-        """Build services and load the model router now, so the first reply is quick."""
+        """Build services and load the model now, so the first reply is quick."""
         from aniso.llm import litellm_module
 
         self.services()
         litellm_module()
+        if self.settings.is_embedded_model:
+            from aniso import embedded
+
+            embedded.load_model()
 
     def set_temporary(self, temporary: bool) -> None:
         """Switch between a normal and a temporary chat (memory neither read nor written)."""

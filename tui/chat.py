@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Markdown, Static, TextArea
+from textual.widgets.markdown import MarkdownStream
 
 NEWLINE_KEYS = {"ctrl+j", "shift+enter", "alt+enter"}
 
@@ -32,6 +33,7 @@ class ChatMessage(Vertical):
         super().__init__(classes=" ".join(c for c in (role, kind) if c))
         self.role = role
         self.text = text
+        self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
         label = {"user": "you", "assistant": "aniso"}.get(self.role, self.role)
@@ -43,11 +45,20 @@ class ChatMessage(Vertical):
         return self.query_one(Markdown)
 
     async def append(self, piece: str) -> None:
-        """Add a streamed piece and re-render the Markdown."""
+        """Add a streamed piece; the stream batches renders when pieces come fast."""
         self.text += piece
-        await self.body.update(self.text)
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.body)
+        await self._stream.write(piece)
+
+    async def finish(self) -> None:
+        """Flush the stream: every piece is rendered when this returns."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
 
     async def set_text(self, text: str) -> None:
+        await self.finish()
         self.text = text
         await self.body.update(text)
 
