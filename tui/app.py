@@ -171,8 +171,8 @@ class AnisoApp(App[None]):
     async def send(self, event: Composer.Submitted) -> None:
         if self.generating:
             self.notify("wait for the reply, or press Esc to stop it", severity="warning")
-            self.query_one(Composer).load_text(event.text)  # keep what the user typed
-            return
+            return  # what the user typed stays in the composer
+        self.query_one(Composer).accept()
         self.generating = True
         self._cancel.clear()
         await self.chat.add("user", event.text)

@@ -106,15 +106,18 @@ class Composer(TextArea):
         await super()._on_key(event)
 
     def _submit(self) -> None:
+        """Offer the text; it stays in place until the app `accept`s it."""
+        if self.text.strip():
+            self.post_message(self.Submitted(self.text))
+
+    def accept(self) -> None:
+        """The message was sent: remember it in the history and clear the input."""
         text = self.text
-        if not text.strip():
-            return
-        if not self.sent or self.sent[-1] != text:
+        if text.strip() and (not self.sent or self.sent[-1] != text):
             self.sent.append(text)
         self._position = None
         self._draft = ""
         self.load_text("")
-        self.post_message(self.Submitted(text))
 
     def _walk(self, step: int) -> None:
         if self._position is None:
