@@ -182,16 +182,16 @@ class AnisoApp(App[None]):
 
         def job() -> Turn:
             def on_token(piece: str) -> None:
-                self.call_from_thread(self._on_piece, target, piece)
+                # post_message is thread-safe and does not wait: a busy screen never
+                # slows the model down.
+                target.post_message(ChatMessage.Piece(piece))
 
             return self.backend.send(event.text, on_token=on_token, cancelled=self._cancel.is_set)
 
-        self._background(job, lambda turn: self._answered(target, turn), what="chat")
+        self._background(
+            job, lambda turn: target.post_message(ChatMessage.Ended(target, turn)), what="chat"
+        )
         self.set_timer(0.1, self._watch_generation)
-
-    async def _on_piece(self, target: ChatMessage, piece: str) -> None:
-        await target.append(piece)
-        self.chat.scroll_down()
 
     def _watch_generation(self) -> None:
         """Reset the busy flag if the chat worker ended without an answer (an error)."""
@@ -200,7 +200,10 @@ class AnisoApp(App[None]):
         elif self.generating:
             self.set_timer(0.2, self._watch_generation)
 
-    async def _answered(self, target: ChatMessage, turn: Turn) -> None:
+    @on(ChatMessage.Ended)
+    async def _answered(self, event: ChatMessage.Ended) -> None:
+        target, turn = event.target, event.turn
+        assert isinstance(turn, Turn)
         self.generating = False
         self._busy = ""
         reply = turn.reply

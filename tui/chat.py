@@ -29,10 +29,27 @@ class ChatMessage(Vertical):
     ChatMessage > Markdown { margin: 0; padding: 0; }
     """
 
+    class Piece(Message):
+        """A streamed piece of a reply; posted from the model's thread without waiting."""
+
+        def __init__(self, piece: str) -> None:
+            super().__init__()
+            self.piece = piece
+
+    class Ended(Message):
+        """The reply is complete. Posted through the message's own queue, after every
+        piece, so the app sees it only once all pieces are on screen."""
+
+        def __init__(self, target: ChatMessage, turn: object) -> None:
+            super().__init__()
+            self.target = target
+            self.turn = turn
+
     def __init__(self, role: str, text: str = "", *, kind: str = "") -> None:
         super().__init__(classes=" ".join(c for c in (role, kind) if c))
         self.role = role
         self.text = text
+        self.closed = False
         self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
@@ -44,8 +61,14 @@ class ChatMessage(Vertical):
     def body(self) -> Markdown:
         return self.query_one(Markdown)
 
+    async def on_chat_message_piece(self, event: Piece) -> None:
+        event.stop()
+        await self.append(event.piece)
+
     async def append(self, piece: str) -> None:
         """Add a streamed piece; the stream batches renders when pieces come fast."""
+        if self.closed:
+            return  # the final text is in place; a late piece must not repeat it
         self.text += piece
         if self._stream is None:
             self._stream = Markdown.get_stream(self.body)
@@ -59,6 +82,7 @@ class ChatMessage(Vertical):
 
     async def set_text(self, text: str) -> None:
         await self.finish()
+        self.closed = True
         self.text = text
         await self.body.update(text)
 
