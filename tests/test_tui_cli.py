@@ -60,3 +60,13 @@ def test_bare_aniso_on_a_terminal_opens_the_app_and_quits(data_dir: Path) -> Non
             process.kill()
         os.close(leader)
     assert (data_dir / "aniso.db").exists()
+
+
+def test_the_app_module_loads_no_heavy_library() -> None:
+    """Start-up stays fast: models and indexes load in a worker after the first paint."""
+    heavy = ("litellm", "chromadb", "presidio_analyzer", "spacy", "llama_cpp", "tiktoken")
+    probe = (
+        f"import sys, aniso.cli, aniso.tui.app; print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert result.stdout.decode().strip() == "[]"

@@ -1,9 +1,9 @@
-"""SVG snapshots of the main screens (pytest-textual-snapshot).
+"""SVG snapshots of the main screens, compared with committed files (svg_snapshots).
 
 Deterministic by construction: a simulated clock, a fixed terminal size, a data dir
 under the (test) home folder so the status bar reads `~/aniso`, and no blinking
 cursor or toasts at capture time. Update after an intended change with
-`pytest tests/test_tui_snapshots.py --snapshot-update` and review the SVG diff.
+`ANISO_SNAPSHOT_UPDATE=1 pytest tests/test_tui_snapshots.py` and review the SVG diff.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from fakes import ScriptedLLM
+from svg_snapshots import check, screen_svg
 from tui_helpers import SIZE, make_app, say, seed_cold_yoga, settle, wait_until
 
 from aniso.clock import SimulatedClock
@@ -20,6 +22,7 @@ from aniso.tui.chat import Composer
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 from aniso.tui.profile_screen import ProfileScreen
 
+pytestmark = pytest.mark.anyio
 REPLY = (
     "Your studio is **Lotus Flow** on Rua Augusta.\n\n| day | class |\n|---|---|\n| Tue | 7 am |"
 )
@@ -36,7 +39,7 @@ async def still(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
-def test_chat_with_memory_panel(snap_compare, llm: ScriptedLLM, clock: SimulatedClock) -> None:  # type: ignore[no-untyped-def]
+async def test_chat_with_memory_panel(llm: ScriptedLLM, clock: SimulatedClock) -> None:
     seed_cold_yoga(clock, data_dir=Path.home() / "aniso")
     llm.reply(REPLY)
 
@@ -44,10 +47,10 @@ def test_chat_with_memory_panel(snap_compare, llm: ScriptedLLM, clock: Simulated
         await say(pilot, "which yoga studio do I go to?")
         await still(pilot)
 
-    assert snap_compare(app_for_snapshot(clock), terminal_size=SIZE, run_before=chat)
+    check("test_chat_with_memory_panel", await screen_svg(app_for_snapshot(clock), chat, size=SIZE))
 
 
-def test_profile_screen(snap_compare, llm: ScriptedLLM, clock: SimulatedClock) -> None:  # type: ignore[no-untyped-def]
+async def test_profile_screen(llm: ScriptedLLM, clock: SimulatedClock) -> None:
     async def profile(pilot) -> None:  # type: ignore[no-untyped-def]
         await say(pilot, "Call me Sam. I love steak")
         clock.advance(timedelta(days=3))
@@ -56,10 +59,10 @@ def test_profile_screen(snap_compare, llm: ScriptedLLM, clock: SimulatedClock) -
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ProfileScreen))
         await still(pilot)
 
-    assert snap_compare(app_for_snapshot(clock), terminal_size=SIZE, run_before=profile)
+    check("test_profile_screen", await screen_svg(app_for_snapshot(clock), profile, size=SIZE))
 
 
-def test_forget_preview(snap_compare, llm: ScriptedLLM, clock: SimulatedClock) -> None:  # type: ignore[no-untyped-def]
+async def test_forget_preview(llm: ScriptedLLM, clock: SimulatedClock) -> None:
     async def forget(pilot) -> None:  # type: ignore[no-untyped-def]
         await say(pilot, "My neighbour Quentin plays the tuba at night")
         clock.advance(timedelta(days=2))
@@ -70,12 +73,12 @@ def test_forget_preview(snap_compare, llm: ScriptedLLM, clock: SimulatedClock) -
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
         await still(pilot)
 
-    assert snap_compare(app_for_snapshot(clock), terminal_size=SIZE, run_before=forget)
+    check("test_forget_preview", await screen_svg(app_for_snapshot(clock), forget, size=SIZE))
 
 
-def test_temporary_chat_after_a_model_failure(
-    snap_compare, llm: ScriptedLLM, clock: SimulatedClock
-) -> None:  # type: ignore[no-untyped-def]
+async def test_temporary_chat_after_a_model_failure(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
     llm.reply(*[RuntimeError("connection refused")] * 3)
 
     async def failing(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -84,4 +87,7 @@ def test_temporary_chat_after_a_model_failure(
         await say(pilot, "is anyone there?")
         await still(pilot)
 
-    assert snap_compare(app_for_snapshot(clock), terminal_size=SIZE, run_before=failing)
+    check(
+        "test_temporary_chat_after_a_model_failure",
+        await screen_svg(app_for_snapshot(clock), failing, size=SIZE),
+    )
