@@ -54,9 +54,15 @@ class Backend:
         temporary: bool = False,
         exporter: Callable[[Services, Path], Path] = data_actions.export,
     ) -> None:
+        from aniso.clock import SimulatedClock, parse_instant, system_clock
+
         self.settings = settings
         self.temporary = temporary
-        self._clock = clock
+        # The clock is known before the services exist: the status bar needs it for
+        # the first paint, and building the services then would delay that paint.
+        self._clock: Clock = clock or (
+            SimulatedClock(parse_instant(settings.now)) if settings.now else system_clock
+        )
         self._exporter = exporter
         self._services: Services | None = None
         self._lock = threading.RLock()
@@ -83,9 +89,7 @@ class Backend:
             return self._services
 
     def now(self) -> datetime:
-        if self._clock is not None:
-            return self._clock()
-        return self.services().clock()
+        return self._clock()
 
     def warm_up(self) -> None:
         """Build services and load the model now, so the first reply is quick."""
@@ -99,11 +103,14 @@ class Backend:
             embedded.load_model()
 
     def set_temporary(self, temporary: bool) -> None:
-        """Switch between a normal and a temporary chat (memory neither read nor written)."""
-        with self._lock:
-            if temporary != self.temporary:
-                self.temporary = temporary
-                self._services = None
+        """Switch between a normal and a temporary chat (memory neither read nor written).
+
+        Called on the UI thread, so it never waits for the lock: a call in flight keeps
+        the services it holds, the next call builds the new ones.
+        """
+        if temporary != self.temporary:
+            self.temporary = temporary
+            self._services = None
 
     def switch_model(self, model: str) -> None:
         """Use another litellm model from the next message on; ConfigError if unknown."""
