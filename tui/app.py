@@ -88,7 +88,9 @@ class AnisoApp(App[None]):
         self.query_one(Composer).focus()
         self._busy = "loading memory..."
         self.refresh_status()
-        self._background(self._boot, self._booted, what="start-up")
+        # Heavy imports in a thread still hold the GIL: start them once the first
+        # frame is on the screen, not while it is being drawn.
+        self.call_after_refresh(self._background, self._boot, self._booted, what="start-up")
 
     def _boot(self) -> None:
         self.backend.warm_up()
