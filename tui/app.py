@@ -1,6 +1,6 @@
 """`AnisoApp`: the chat, the memory panel, the profile view and the actions, wired.
 
-Every core call runs in a thread worker (`_background`), so the interface stays
+Every core call runs in a thread worker (`background`), so the interface stays
 responsive while the model generates; results come back with `call_from_thread`.
 Any failure, from a dead LLM to a locked database or a full disk, becomes a message
 in the app, never a crash. Services are built in a worker after the first paint.
@@ -90,7 +90,7 @@ class AnisoApp(App[None]):
         self.refresh_status()
         # Heavy imports in a thread still hold the GIL: start them once the first
         # frame is on the screen, not while it is being drawn.
-        self.call_after_refresh(self._background, self._boot, self._booted, what="start-up")
+        self.call_after_refresh(self.background, self._boot, self._booted, what="start-up")
 
     def _boot(self) -> None:
         self.backend.warm_up()
@@ -135,7 +135,7 @@ class AnisoApp(App[None]):
 
     # ---- background work ---------------------------------------------------------
 
-    def _background(
+    def background(
         self,
         job: Callable[[], T],
         then: Callable[[T], Any] | None = None,
@@ -190,7 +190,7 @@ class AnisoApp(App[None]):
 
             return self.backend.send(event.text, on_token=on_token, cancelled=self._cancel.is_set)
 
-        self._background(
+        self.background(
             job, lambda turn: target.post_message(ChatMessage.Ended(target, turn)), what="chat"
         )
         self.set_timer(0.1, self._watch_generation)
@@ -245,7 +245,7 @@ class AnisoApp(App[None]):
             if items is not None:
                 self.memory.show_items(items, self.backend.now(), pinned=pinned)
 
-        self._background(job, show, what="memory panel")
+        self.background(job, show, what="memory panel")
 
     def action_toggle_memory(self) -> None:
         self.memory.display = not self.memory.display
@@ -258,7 +258,7 @@ class AnisoApp(App[None]):
     def act_on_memory(self, event: MemoryPanel.Act) -> None:
         item = event.item
         if event.action == "unpack":
-            self._background(
+            self.background(
                 lambda: self.backend.unpack(item), self._done_with_memory, what="unpack"
             )
         elif event.action == "pin":
@@ -268,7 +268,7 @@ class AnisoApp(App[None]):
                 self.backend.pin(item.block_id, now_pinned)
                 return f"block {item.block_id} {'pinned' if now_pinned else 'unpinned'}"
 
-            self._background(pin, self._done_with_memory, what="pin")
+            self.background(pin, self._done_with_memory, what="pin")
         elif event.action == "forget":
             self.push_screen(
                 ConfirmScreen(
@@ -290,7 +290,7 @@ class AnisoApp(App[None]):
             gone = set(block_ids)
             self.refresh_memory([i for i in self.memory.items if i.block_id not in gone])
 
-        self._background(lambda: self.backend.forget(block_ids), done, what="forget")
+        self.background(lambda: self.backend.forget(block_ids), done, what="forget")
 
     # ---- actions --------------------------------------------------------------------
 
@@ -298,7 +298,7 @@ class AnisoApp(App[None]):
         def chosen(path: str | None) -> None:
             if not path or not path.strip():
                 return
-            self._background(
+            self.background(
                 lambda: self.backend.export(Path(path.strip())),
                 lambda written: self.notify(f"exported to {written}"),
                 what="export",
@@ -327,7 +327,7 @@ class AnisoApp(App[None]):
         def searched(query: str | None) -> None:
             if query is None or not query.strip():
                 return
-            self._background(
+            self.background(
                 lambda: self.backend.preview_forget(query),
                 lambda previews: confirm(query, previews),
                 what="forget",
@@ -344,7 +344,7 @@ class AnisoApp(App[None]):
             self.refresh_memory()
 
         self.notify("compacting...")
-        self._background(self.backend.compact, done, what="compaction")
+        self.background(self.backend.compact, done, what="compaction")
 
     async def action_toggle_temporary(self) -> None:
         if self.generating:
@@ -358,7 +358,7 @@ class AnisoApp(App[None]):
             else "Temporary chat ended: memory is on again."
         )
         await self.chat.add("notice", text, kind="notice")
-        self._background(self.backend.warm_up, what="start-up")
+        self.background(self.backend.warm_up, what="start-up")
 
     def action_switch_model(self) -> None:
         def chosen(model: str | None) -> None:
@@ -369,7 +369,7 @@ class AnisoApp(App[None]):
                 self.refresh_status()
                 self.notify(f"now using {self.backend.model}")
 
-            self._background(lambda: self.backend.switch_model(model), done, what="switch model")
+            self.background(lambda: self.backend.switch_model(model), done, what="switch model")
 
         self.push_screen(
             PromptScreen("Model (a litellm model string):", value=self.backend.model), chosen
@@ -380,56 +380,8 @@ class AnisoApp(App[None]):
     def action_profile(self) -> None:
         from aniso.tui.profile_screen import ProfileScreen
 
-        self._background(
+        self.background(
             self.backend.profile_history,
             lambda rows: self.push_screen(ProfileScreen(rows)),
             what="profile",
         )
-
-    def _reload_profile(self, notes: list[str]) -> None:
-        from aniso.tui.profile_screen import ProfileScreen
-
-        self.notify("\n".join(notes) or "no change")
-
-        def show(rows: list[Any]) -> None:
-            if isinstance(self.screen, ProfileScreen):
-                self.screen.show(rows)
-
-        self._background(self.backend.profile_history, show, what="profile")
-
-    def edit_profile(self, field_name: str) -> None:
-        def chosen(value: str | None) -> None:
-            if value is None or not value.strip():
-                return
-            self._background(
-                lambda: self.backend.profile_set(field_name, value),
-                self._reload_profile,
-                what="profile",
-            )
-
-        self.push_screen(PromptScreen(f"New value for {field_name}:"), chosen)
-
-    def remove_profile(self, field_name: str, *, is_list: bool) -> None:
-        def remove(item: str | None) -> None:
-            self._background(
-                lambda: self.backend.profile_unset(field_name, item),
-                self._reload_profile,
-                what="profile",
-            )
-
-        def confirmed(yes: bool | None, item: str | None = None) -> None:
-            if yes:
-                remove(item)
-
-        if not is_list:
-            self.push_screen(ConfirmScreen(f"Remove the value of {field_name}?"), confirmed)
-            return
-
-        def chosen(item: str | None) -> None:
-            if item is None:
-                return
-            what = item.strip() or None
-            question = f"Remove {what!r} from {field_name}?" if what else f"Empty {field_name}?"
-            self.push_screen(ConfirmScreen(question), lambda yes: confirmed(yes, what))
-
-        self.push_screen(PromptScreen(f"Item to remove from {field_name} (empty: all):"), chosen)

@@ -18,6 +18,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from aniso.profile.model import FIELDS, ProfileValue, is_list_field
+from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 
 
 def field_label(name: str, rows: Sequence[ProfileValue]) -> Text:
@@ -72,6 +73,8 @@ class ProfileScreen(Screen[None]):
 
     def show(self, rows: Sequence[ProfileValue]) -> None:
         self.rows = list(rows)
+        if not self.is_attached:
+            return  # closed while the rows were loading
         options = self.query_one("#fields", OptionList)
         highlighted = options.highlighted or 0
         options.clear_options()
@@ -87,9 +90,43 @@ class ProfileScreen(Screen[None]):
         index = self.query_one("#fields", OptionList).highlighted or 0
         return FIELDS[index]
 
+    # Edits run in the app's workers (`background`): the core is synchronous.
+
+    def _reload(self, notes: list[str]) -> None:
+        self.notify("\n".join(notes) or "no change")
+        app = self.app
+        app.background(app.backend.profile_history, self.show, what="profile")  # type: ignore[attr-defined]
+
+    def _run(self, job: object) -> None:
+        self.app.background(job, self._reload, what="profile")  # type: ignore[attr-defined]
+
     def action_edit(self) -> None:
-        self.app.edit_profile(self.field_name)  # type: ignore[attr-defined]
+        name = self.field_name
+        backend = self.app.backend  # type: ignore[attr-defined]
+
+        def chosen(value: str | None) -> None:
+            if value is not None and value.strip():
+                self._run(lambda: backend.profile_set(name, value))
+
+        self.app.push_screen(PromptScreen(f"New value for {name}:"), chosen)
 
     def action_remove(self) -> None:
         name = self.field_name
-        self.app.remove_profile(name, is_list=is_list_field(name))  # type: ignore[attr-defined]
+        backend = self.app.backend  # type: ignore[attr-defined]
+
+        def confirmed(yes: bool | None, item: str | None = None) -> None:
+            if yes:
+                self._run(lambda: backend.profile_unset(name, item))
+
+        if not is_list_field(name):
+            self.app.push_screen(ConfirmScreen(f"Remove the value of {name}?"), confirmed)
+            return
+
+        def chosen(item: str | None) -> None:
+            if item is None:
+                return
+            what = item.strip() or None
+            question = f"Remove {what!r} from {name}?" if what else f"Empty {name}?"
+            self.app.push_screen(ConfirmScreen(question), lambda yes: confirmed(yes, what))
+
+        self.app.push_screen(PromptScreen(f"Item to remove from {name} (empty: all):"), chosen)
