@@ -102,7 +102,13 @@ def main(ctx: click.Context, data_dir: str | None, model: str | None, now: str |
     """
     ctx.obj = Context({"data_dir": data_dir, "model": model, "now": now})
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            # Scripts and CI never hang on a full-screen app: no terminal, just help.
+            click.echo(ctx.get_help())
+            return
+        from aniso.tui import run
+
+        run(ctx.obj.settings)
 
 
 def _read_message(text: str | None) -> str:

@@ -5,6 +5,7 @@
 - `bench guard`: per-message latency of the privacy guard on the labelled PII set.
 - `bench scale`: write cost, observe + recall latency and query plans at 1k to 100k.
 - `bench compact`: compaction time, and tokens and bytes per tier, after two years.
+- `bench tui`: the terminal UI's first paint, first token, key latency and RSS.
 
 Progress shows on a TTY; `--json` and pipes stay quiet.
 """
@@ -292,3 +293,34 @@ def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
         + (f", vectors {result['import_vectors_s']} s" if "import_vectors_s" in result else "")
         + f"; round trip identical: {result['round_trip_identical']}"
     )
+
+
+@bench.command("tui")
+@click.option("--messages", default=50, show_default=True, help="Length of the chat for RSS.")
+@click.option("--runs", default=3, show_default=True, help="First-paint runs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def tui_command(ctx: click.Context, messages: int, runs: int, as_json: bool) -> None:
+    """The TUI on this machine: first paint, first token, key latency, RSS after a chat."""
+    import os
+
+    from aniso.tui import bench as tui_bench
+
+    settings = _root(ctx).settings.model_copy(
+        update={"data_dir": Path(tempfile.mkdtemp(prefix="aniso-bench-tui-"))}
+    )
+    phases = _phases(as_json)
+    figures = {
+        "model": settings.model,
+        "load_average": round(os.getloadavg()[0], 1),
+        "first_paint_s": tui_bench.first_paint(runs=runs),
+        "first_token": tui_bench.first_token(settings),
+        "chat": tui_bench.chat_run(
+            settings,
+            messages=messages,
+            progress=(lambda done: phases("chat", done, messages)) if phases else None,
+        ),
+    }
+    if phases is not None:
+        phases.stop()
+    click.echo(json.dumps(figures, indent=2) if as_json else tui_bench.render(figures))
