@@ -156,21 +156,28 @@ async def test_export_asks_for_a_path(
     assert written == [target]
 
 
-async def test_export_without_a_core_exporter_is_an_error_in_the_app(
-    clock: SimulatedClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_export_writes_the_core_export(
+    llm: ScriptedLLM, clock: SimulatedClock, tmp_path: Path
 ) -> None:
-    import sys
+    """The real exporter behind F6: JSON that names what was said, and an error in the
+    app (never a crash) when the path cannot be written."""
+    import json
 
-    monkeypatch.setitem(sys.modules, "aniso.export", None)  # as if not installed
     app = make_app(clock)
+    target = tmp_path / "memory.json"
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
-        await pilot.press("enter")
-        await settle(pilot)
+        await say(pilot, "I practise the cello every morning")
+        for path in (target, tmp_path):  # the second is a folder: cannot be written
+            await pilot.press("f6")
+            await wait_until(pilot, lambda: isinstance(app.screen, PromptScreen))
+            app.screen.query_one("Input").value = str(path)
+            await pilot.press("enter")
+            await settle(pilot)
+        assert f"exported to {target}" in [n.message for n in app._notifications]
         kind, text = transcript(app)[-1]
-        assert kind == "error" and text.startswith("export: export is not available")
+        assert kind == "error" and text.startswith("export:")
+    document = json.loads(target.read_text())
+    assert "cello" in json.dumps(document)
 
 
 async def test_compact_now_from_the_palette(llm: ScriptedLLM, clock: SimulatedClock) -> None:

@@ -1,20 +1,18 @@
 """Export and forget, as the TUI offers them: one seam over whatever the core provides.
 
-The core's own `export` and `forget` (the `aniso export` / `aniso forget` commands)
-own the formats and the guarantees (every store erased, bytes gone from the data
-dir). Until they exist this module runs the same tier operations the CLI would, so
-the TUI's actions work today and can be re-pointed at the core in one place.
+The core's own export and forget (behind `aniso export` / `aniso forget`) own the
+formats and the guarantees (every store erased, bytes gone from the data dir); this
+module only adapts them to the TUI's dialogs.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aniso.errors import AnisoError, InputError
+from aniso.errors import InputError
 
 if TYPE_CHECKING:
     from aniso.services import Services
@@ -34,14 +32,14 @@ class BlockPreview:
 
 
 def export(services: Services, path: Path) -> Path:
-    """Write an export of everything to `path` with the core exporter."""
-    try:
-        from aniso.export import export_to  # type: ignore[import-not-found]
-    except ImportError:
-        raise AnisoError(
-            "export is not available in this version of Aniso; update it and try again"
-        ) from None
-    return Path(export_to(services, path))
+    """Write an export of everything to `path` with the core exporter (`aniso export`):
+    Markdown when the path ends in `.md`, the re-importable JSON otherwise."""
+    from aniso.export import export_json
+    from aniso.export_md import export_markdown
+
+    writer = export_markdown if path.suffix.lower() == ".md" else export_json
+    report = writer(services.db, path, redact=services.redact_text)
+    return Path(report.path)
 
 
 def preview_search(services: Services, query: str) -> list[BlockPreview]:
@@ -85,64 +83,12 @@ def _preview(services: Services, block_id: int) -> BlockPreview | None:
 
 
 def forget_blocks(services: Services, block_ids: Sequence[int]) -> int:
-    """Erase blocks everywhere: episodes, archive, FTS, links, vectors. Returns how many.
+    """Erase blocks everywhere with the core's cascade (`aniso forget --block`): SQLite
+    with its FTS, WAL and free pages, the archive and restored copies, links, vectors
+    and logs. Profile values are left alone; the profile view edits them. Returns how
+    many blocks were removed."""
+    from aniso import forget
 
-    A restored block's archive source is erased with it, so a forgotten memory
-    cannot come back through deep unpacking.
-    """
-    from aniso.storage import transaction
-    from aniso.tiers import lexical, links
-    from aniso.tiers.dense import block_key, episode_key
-
-    db = services.db
-    memory = services.controller.memory
-    now = services.clock()
-    erased = 0
-    for block_id in dict.fromkeys(block_ids):
-        family = _with_sources(services, block_id)
-        with transaction(db):
-            for member in family:
-                episode_ids = [
-                    row[0]
-                    for row in db.execute("SELECT id FROM episodes WHERE block_id = ?", [member])
-                ]
-                archived = [
-                    row[0]
-                    for row in db.execute(
-                        "SELECT episode_id FROM archive WHERE block_id = ?", [member]
-                    )
-                ]
-                lexical.unindex_episodes(db, episode_ids)
-                lexical.unindex_block(db, member)
-                links.remove_block(db, member)
-                db.execute("DELETE FROM episodes WHERE block_id = ?", [member])
-                db.execute("DELETE FROM archive WHERE block_id = ?", [member])
-                db.execute("DELETE FROM tier_events WHERE block_id = ?", [member])
-                deleted = db.execute("DELETE FROM blocks WHERE id = ?", [member]).rowcount
-                for key in [episode_key(i) for i in episode_ids + archived] + [block_key(member)]:
-                    memory.dense.enqueue("delete", key, at=now)
-                erased += deleted
-            db["audit"].insert(
-                {
-                    "at": now.isoformat(),
-                    "kind": "forget",
-                    "detail": json.dumps({"blocks": family, "via": "tui"}),
-                }
-            )
-    memory.dense.flush(memory.texts_for)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return erased
-
-
-def _with_sources(services: Services, block_id: int) -> list[int]:
-    """The block and every block it was restored from (deep unpacking keeps the source)."""
-    family = [block_id]
-    current = block_id
-    while True:
-        row = services.db.execute(
-            "SELECT restored_from FROM blocks WHERE id = ?", [current]
-        ).fetchone()
-        if row is None or row[0] is None or row[0] in family:
-            return family
-        current = row[0]
-        family.append(current)
+    plan = forget.plan_blocks(services.db, list(dict.fromkeys(block_ids)))
+    receipt = forget.forget(services, plan, remove_profile=False)
+    return len(receipt["blocks_removed"])
