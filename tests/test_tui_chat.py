@@ -209,3 +209,25 @@ def test_model_error_text_is_one_line() -> None:
 
     assert describe(ModelError("model x failed: Timeout")) == "model x failed: Timeout"
     assert describe(ValueError("bad\nvalue")) == "ValueError: bad value"
+
+
+async def test_first_session_of_the_day_opens_with_the_digest(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
+    """What is still open is the app's first message of a new day, and only once."""
+    from datetime import timedelta
+
+    from aniso.services import build
+    from aniso.settings import load_settings
+
+    earlier = build(load_settings({"model": "fake/x"}), clock=clock)
+    earlier.assistant.send("The boiler doesn't work again, I need to fix it before Friday")
+    clock.advance(timedelta(days=1))
+    for expected in (True, False):  # the same day again: no second digest
+        app = make_app(clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            digests = [m for m in app.query(ChatMessage) if m.has_class("digest")]
+            assert bool(digests) is expected
+            if expected:
+                assert "Still open:" in digests[0].text and "boiler" in digests[0].text

@@ -92,15 +92,18 @@ class AnisoApp(App[None]):
         # frame is on the screen, not while it is being drawn.
         self.call_after_refresh(self.background, self._boot, self._booted, what="start-up")
 
-    def _boot(self) -> None:
+    def _boot(self) -> str | None:
         self.backend.warm_up()
         if self.schedule and not self.backend.temporary:
             self.backend.start_schedule()
+        return self.backend.digest()
 
-    def _booted(self, _: None) -> None:
+    async def _booted(self, digest: str | None) -> None:
         if self._busy == "loading memory...":
             self._busy = ""
             self.refresh_status()
+        if digest:  # the first session of the day opens with what is open and what moved
+            await self.chat.add("aniso", digest, kind="digest")
         self.refresh_memory()
 
     def on_unmount(self) -> None:

@@ -102,6 +102,11 @@ class Backend:
 
             embedded.load_model()
 
+    def digest(self) -> str | None:
+        """The start-of-session digest, once per local day (None otherwise)."""
+        with self._lock:
+            return self.services().assistant.pending_digest()
+
     def set_temporary(self, temporary: bool) -> None:
         """Switch between a normal and a temporary chat (memory neither read nor written).
 
