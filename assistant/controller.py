@@ -26,14 +26,14 @@ from aniso.profile.correction import is_correction
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
 from aniso.tiers import episodes, unpack
-from aniso.tiers.memory import TieredMemory
+from aniso.tiers.memory import STRONG_MATCH, TieredMemory
 
 log = logging.getLogger(__name__)
 Message = dict[str, str]
 RECENT_TURNS = 6
 RECALL_LIMIT = 12
 TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
-UNPACK_SCORE = 2 / 61  # rank 1 on both the lexical and the dense side (RRF, k = 60)
+UNPACK_SCORE = STRONG_MATCH  # best on both the lexical and the dense side
 
 
 class Redactor(Protocol):
