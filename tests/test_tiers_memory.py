@@ -152,3 +152,26 @@ def test_fusion_keeps_score_margins_and_bounds_missing_similarities() -> None:
     assert fuse([lexical_hits], dense_hits, k=2)["e:1"] == pytest.approx(0.45 + 0.55 * 0.5)
     # Below the floor a cosine is noise, and nothing from nothing.
     assert fuse([[]], [("e:4", 0.1)], k=10) == {}
+
+
+def test_a_message_is_embedded_once_to_be_stored_and_recalled(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    seen: list[list[str]] = []
+    real = memory.dense.embedder
+
+    class Counting:
+        dimension = real.dimension
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            seen.append(list(texts))
+            return real.embed(texts)
+
+    memory.dense.embedder = Counting()
+    text = "Remind me to call the plumber about the kitchen tap"
+    memory.store(text, at=clock(), session="s")
+    items = memory.recall(text, now=clock()).items
+    assert [item.text for item in items] == [text]
+    assert seen == [[text]]
+    memory.recall("plumber", now=clock())
+    assert seen == [[text], ["plumber"]]

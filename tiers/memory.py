@@ -296,8 +296,19 @@ class TieredMemory:
                 episode_id=None,
                 ref=None,
             )
-        best = max(rows, key=lambda r: len(query_terms & set(stems(r["user_text"]))))
-        if not query_terms & set(stems(best["user_text"])):
+        # The FTS rows hold each episode's stems already: no stemming per candidate.
+        indexed = dict(
+            _pairs(
+                self.db,
+                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
+                [row["id"] for row in rows],
+            )
+        )
+        shared = {
+            row["id"]: len(query_terms & set(indexed.get(row["id"], "").split())) for row in rows
+        }
+        best = max(rows, key=lambda r: shared[r["id"]])
+        if not shared[best["id"]]:
             return None
         return _Hit(
             key=episode_key(best["id"]),
@@ -419,6 +430,11 @@ def _rows(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[dict]
         if chunk:
             rows.extend(db.query(sql.format(",".join("?" * len(chunk))), chunk))
     return rows
+
+
+def _pairs(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[tuple]:
+    marks = ",".join("?" * len(ids))
+    return db.execute(sql.format(marks), list(ids)).fetchall() if ids else []
 
 
 def _dedupe(hits: list[_Hit]) -> list[MemoryItem]:
