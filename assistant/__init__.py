@@ -12,9 +12,15 @@ Importing `aniso` is cheap on purpose: heavy pieces load on first use, so that
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# The embedder's matrices are small (one message at a time): BLAS worker threads
+# only add hand-offs, and on a busy machine they made one query embedding ~10x slower.
+# Read when numpy loads, so it is set before anything imports it; a user's value wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # A library stays silent unless the application configures logging; the CLI sends
 # records to the redacted `aniso.log` in the data dir (aniso.logs).

@@ -27,7 +27,13 @@ def test_bench_scale_reports_sizes_ratio_and_plans(data_dir: Path) -> None:
     for row in sizes:
         assert 1 <= row["blocks"] <= row["episodes"]
         assert row["write_ms"]["writes"] == row["episodes"]  # fewer than the 500 window
-        for key in ("write_ms", "observe_ms", "recall_ms", "observe_recall_ms"):
+        for key in (
+            "write_ms",
+            "observe_ms",
+            "recall_ms",
+            "observe_recall_ms",
+            "observe_recall_cpu_ms",
+        ):
             stats = row[key]
             assert 0 < stats["p50"] <= stats["p95"] <= stats["max"], key
         assert row["sqlite_bytes"] > 0 and row["chroma_bytes"] > 0

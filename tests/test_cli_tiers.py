@@ -45,3 +45,14 @@ def test_doctor_finds_a_broken_invariant(data_dir: Path) -> None:
     assert "lexical index out of step: 0 stale rows, 1 missing" in doctor.stdout.decode()
     assert run_cli("reindex").returncode == 0
     assert run_cli("doctor").returncode == 0
+
+
+def test_recall_never_presents_a_superseded_taste_as_current(data_dir: Path) -> None:
+    ask("I love steak, a ribeye with pepper sauce is my favourite dinner", "2026-01-05T19:00:00")
+    ask("I became vegetarian last week, no more meat for me", "2026-02-05T19:00:00")
+    recalled = json.loads(
+        run_cli("--now", "2026-02-06T19:00:00", "memory", "recall", "--json", "dinner ideas").stdout
+    )
+    assert recalled["items"], "dinner ideas recall the food memories"
+    # Excluded or shown marked outdated, never as current (DESIGN §3, stale memory).
+    assert all(item["outdated"] for item in recalled["items"] if "steak" in item["text"])

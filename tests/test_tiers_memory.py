@@ -137,3 +137,41 @@ def test_corrupt_vector_dir_is_rebuilt_with_a_warning(
     assert items and items[0].text.startswith("Grandma")
     assert any("rebuilding" in w for w in warnings)
     assert "e:1" in again.dense.index.ids()
+
+
+def test_fusion_keeps_score_margins_and_bounds_missing_similarities() -> None:
+    from aniso.tiers.memory import fuse
+
+    lexical_hits = [("e:1", 4.0), ("e:2", 2.0)]
+    dense_hits = [("e:2", 0.8), ("e:3", 0.5)]
+    # The whole index came back (2 < k): e:1 has no dense relevance at all.
+    assert fuse([lexical_hits, []], dense_hits, k=10) == pytest.approx(
+        {"e:1": 0.45, "e:2": 0.45 * 0.5 + 0.55, "e:3": 0.55 * 0.5}
+    )
+    # Truncated at k: e:1 is at most as similar as the k-th hit.
+    assert fuse([lexical_hits], dense_hits, k=2)["e:1"] == pytest.approx(0.45 + 0.55 * 0.5)
+    # Below the floor a cosine is noise, and nothing from nothing.
+    assert fuse([[]], [("e:4", 0.1)], k=10) == {}
+
+
+def test_a_message_is_embedded_once_to_be_stored_and_recalled(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    seen: list[list[str]] = []
+    real = memory.dense.embedder
+
+    class Counting:
+        dimension = real.dimension
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            seen.append(list(texts))
+            return real.embed(texts)
+
+    memory.dense.embedder = Counting()
+    text = "Remind me to call the plumber about the kitchen tap"
+    memory.store(text, at=clock(), session="s")
+    items = memory.recall(text, now=clock()).items
+    assert [item.text for item in items] == [text]
+    assert seen == [[text]]
+    memory.recall("plumber", now=clock())
+    assert seen == [[text], ["plumber"]]

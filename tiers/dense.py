@@ -21,6 +21,7 @@ from aniso.tiers.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 OUTBOX_BATCH = 256
+RECENT_EMBEDDINGS = 32
 
 
 def episode_key(episode_id: int) -> str:
@@ -53,6 +54,7 @@ class DenseMemory:
         self._index: VectorIndex | None = None
         self.warn = warn
         self.degraded: str | None = None
+        self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
 
     @property
     def index(self) -> VectorIndex:
@@ -63,7 +65,18 @@ class DenseMemory:
         return self._index
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embedder.embed(list(texts))
+        """Vectors of `texts`; the last few single texts are remembered, because a
+        message is embedded to be stored and then again as the query that recalls."""
+        texts = list(texts)
+        if len(texts) != 1:
+            return self.embedder.embed(texts)
+        cached = self._recent.get(texts[0])
+        if cached is None:
+            cached = self.embedder.embed(texts)
+            self._recent[texts[0]] = cached
+            while len(self._recent) > RECENT_EMBEDDINGS:
+                self._recent.pop(next(iter(self._recent)))
+        return cached.copy()
 
     def enqueue(self, op: str, key: str, *, at: datetime) -> None:
         """Inside the caller's transaction: remember that the index must change."""

@@ -44,14 +44,25 @@ def unindex_block(db: sqlite_utils.Database, block_id: int) -> None:
 
 def search(db: sqlite_utils.Database, table: str, query: str, *, limit: int) -> list[int]:
     """Row ids best first (BM25). An empty or stopword-only query matches nothing."""
+    return [rowid for rowid, _ in search_scored(db, table, query, limit=limit)]
+
+
+def search_scored(
+    db: sqlite_utils.Database, table: str, query: str, *, limit: int
+) -> list[tuple[int, float]]:
+    """(row id, BM25 relevance) best first; relevance is positive, higher is better.
+
+    FTS5's `rank` column is its bm25() (lower is better), and ordering by it lets
+    SQLite keep only the best `limit` rows instead of sorting every match.
+    """
     expression = fts_query(query)
     if not expression:
         return []
     rows = db.execute(
-        f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}) LIMIT ?",
+        f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
         [expression, limit],
     ).fetchall()
-    return [row[0] for row in rows]
+    return [(row[0], -float(row[1])) for row in rows]
 
 
 def optimize(db: sqlite_utils.Database) -> None:

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 import snowballstemmer
 
@@ -75,8 +75,12 @@ def words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """One stem, in Russian for Cyrillic words and English otherwise."""
+    """One stem, in Russian for Cyrillic words and English otherwise.
+
+    Cached: Snowball in pure Python costs ~0.2 ms a word, and every message and
+    query stems the same everyday words again."""
     language = "russian" if CYRILLIC.search(word) else "english"
     return _stemmer(language).stemWord(word.replace("ё", "е"))
 

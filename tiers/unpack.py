@@ -17,9 +17,9 @@ from aniso.prompt import MemoryItem
 from aniso.storage import transaction
 from aniso.tiers import archive, blocks, lexical, links
 from aniso.tiers.dense import block_key, episode_key
-from aniso.tiers.memory import TieredMemory
+from aniso.tiers.memory import STRONG_MATCH, TieredMemory
 
-UNPACK_SCORE = 2 / 61  # rank 1 on both the lexical and the dense side (RRF, k = 60)
+UNPACK_SCORE = STRONG_MATCH  # the best match on both the lexical and the dense side
 
 EXPLICIT_REQUEST = re.compile(
     r"\b(tell me more|more details?|in detail|remember when|do you remember|what exactly|"
