@@ -108,3 +108,23 @@ def test_temporary_chat_writes_nothing(
         "one",
         "and more",
     ]
+
+
+def test_the_message_being_answered_is_never_recalled_as_a_memory(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
+    """Not even through a link from the thread it asks about (graph expansion)."""
+    from datetime import timedelta
+
+    from aniso.services import build
+    from aniso.settings import load_settings
+
+    first = build(load_settings({"model": "fake/x"}), clock=clock)
+    first.assistant.send("My yoga studio is called Lotus Flow, classes are on Tuesdays at 7 am")
+    first.assistant.send("Lotus Flow yoga also has a sauna after the class")
+    clock.advance(timedelta(days=2))
+    later = build(load_settings({"model": "fake/x"}), clock=clock)
+    reply = later.assistant.send("When is my yoga class at Lotus Flow?")
+    assert reply.recalled, "the yoga thread is recalled"
+    texts = [item.text for item in reply.recalled]
+    assert not any(text.startswith("When is my yoga class") for text in texts), texts

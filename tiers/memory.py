@@ -187,9 +187,10 @@ class TieredMemory:
         query_vector = self.dense.embed([query])[0]
         dense_hits = self.dense.search(query_vector, k=CANDIDATES)
         scores = fuse([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
-        items = self._materialise(scores, exclude=set(exclude_episodes))
+        excluded = set(exclude_episodes)
+        items = self._materialise(scores, exclude=excluded)
         items = _lift_neighbours(items)
-        items = self._expand(items, query, now=now)
+        items = self._expand(items, query, now=now, exclude=excluded)
         ranked = self._rank(items, now=now)
         deduped = _dedupe(ranked)[:limit]
         if is_outdated is not None:
@@ -243,8 +244,11 @@ class TieredMemory:
             )
         return hits
 
-    def _expand(self, hits: list[_Hit], query: str, *, now: datetime) -> list[_Hit]:
-        """One hop over links from the best blocks: related threads come along."""
+    def _expand(
+        self, hits: list[_Hit], query: str, *, now: datetime, exclude: set[int]
+    ) -> list[_Hit]:
+        """One hop over links from the best blocks: related threads come along (never
+        an excluded episode, such as the message being answered)."""
         if not hits:
             return hits
         present_blocks = {hit.block_id for hit in hits}
@@ -264,7 +268,7 @@ class TieredMemory:
             ):
                 if neighbour in present_blocks:
                     continue
-                candidate = self._best_in_block(neighbour, query_terms)
+                candidate = self._best_in_block(neighbour, query_terms, exclude=exclude)
                 if candidate is None:
                     continue
                 candidate.score = seed.score * 0.5 * min(1.0, weight)
@@ -273,16 +277,20 @@ class TieredMemory:
                 present_blocks.add(neighbour)
         return hits + extra
 
-    def _best_in_block(self, block_id: int, query_terms: set[str]) -> _Hit | None:
+    def _best_in_block(
+        self, block_id: int, query_terms: set[str], *, exclude: set[int]
+    ) -> _Hit | None:
         block = blocks.get(self.db, block_id)
         if block is None or block.status != "active":
             return None
-        rows = list(
-            self.db.query(
+        rows = [
+            row
+            for row in self.db.query(
                 "SELECT id, at, user_text, reply, ref FROM episodes WHERE block_id = ? LIMIT 64",
                 [block_id],
             )
-        )
+            if row["id"] not in exclude
+        ]
         if not rows:
             if not block.summary:
                 return None
