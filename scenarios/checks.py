@@ -240,49 +240,53 @@ def _profile_values(profile: dict[str, list[str]], name: str) -> list[str]:
     return profile.get(name, [])
 
 
-def check_expect(expect: Expect, turns: list[Turn], memory: Memory) -> CheckResult:
-    """The scenario's `expect` block; parts a variant lacks the machinery for are skipped."""
-    passed = total = 0
-    reasons: list[str] = []
+def _expect_profile(expect: Expect, memory: Memory) -> list[tuple[bool, str]]:
+    if memory.profile is None:
+        return []
+    found = []
+    for name, wanted in expect.profile.items():
+        values = [v.casefold() for v in _profile_values(memory.profile, name)]
+        for item in wanted.contains:
+            ok = any(item.casefold() in v for v in values)
+            found.append((ok, f"profile {name} lacks {item!r} (has {values})"))
+        for item in wanted.absent:
+            ok = not any(item.casefold() in v for v in values)
+            found.append((ok, f"profile {name} still holds {item!r}"))
+    return found
 
-    def judge(ok: bool, why: str) -> None:
-        nonlocal passed, total
-        total += 1
-        passed += ok
-        if not ok:
-            reasons.append(why)
 
-    for leak in leaks(memory, expect.memory_absent):
-        reasons.append(f"memory_absent: {leak}")
-    total += len(expect.memory_absent)
-    passed += len(expect.memory_absent) - len([r for r in reasons if r.startswith("memory_")])
-    if memory.profile is not None:
-        for name, wanted in expect.profile.items():
-            values = [v.casefold() for v in _profile_values(memory.profile, name)]
-            for item in wanted.contains:
-                judge(
-                    any(item.casefold() in v for v in values),
-                    f"profile {name} lacks {item!r} (has {values})",
-                )
-            for item in wanted.absent:
-                judge(
-                    not any(item.casefold() in v for v in values),
-                    f"profile {name} still holds {item!r}",
-                )
+def _expect_tiers(expect: Expect, memory: Memory) -> list[tuple[bool, str]]:
+    if memory.restored is None:  # a variant without tiers
+        return []
+    found = []
     for phrase, tier in expect.tier_of.items():
         actual = memory.tier_of(phrase)
-        if actual is not None or memory.restored is not None:
-            judge(actual == tier, f"tier_of {phrase!r}: {actual} instead of {tier}")
-    context = normalise(full_text(prior_context(turns[-1]))) if turns else ""
-    for item in expect.recall_contains:
-        judge(normalise(item) in context, f"recall lacks {item!r}")
-    for item in expect.recall_absent:
-        judge(normalise(item) not in context, f"recall still holds {item!r}")
-    if expect.restored is not None and memory.restored is not None:
-        judge(
-            memory.restored == expect.restored,
-            f"restored is {memory.restored}, expected {expect.restored}",
+        found.append((actual == tier, f"tier_of {phrase!r}: {actual} instead of {tier}"))
+    if expect.restored is not None:
+        found.append(
+            (
+                memory.restored == expect.restored,
+                f"restored is {memory.restored}, expected {expect.restored}",
+            )
         )
-    if not total:
+    return found
+
+
+def check_expect(expect: Expect, turns: list[Turn], memory: Memory) -> CheckResult:
+    """The scenario's `expect` block; parts a variant lacks the machinery for are skipped."""
+    leaked = leaks(memory, expect.memory_absent)
+    results = [(False, f"memory_absent: {leak}") for leak in leaked]
+    results += [(True, "")] * (len(expect.memory_absent) - len(leaked))
+    results += _expect_profile(expect, memory) + _expect_tiers(expect, memory)
+    context = normalise(full_text(prior_context(turns[-1]))) if turns else ""
+    results += [(normalise(i) in context, f"recall lacks {i!r}") for i in expect.recall_contains]
+    results += [
+        (normalise(i) not in context, f"recall still holds {i!r}") for i in expect.recall_absent
+    ]
+    if not results:
         return CheckResult("expect", None, ["nothing applies to this variant"])
-    return CheckResult("expect", passed / total, reasons, {"passed": passed, "total": total})
+    passed = sum(ok for ok, _ in results)
+    reasons = [why for ok, why in results if not ok]
+    return CheckResult(
+        "expect", passed / len(results), reasons, {"passed": passed, "total": len(results)}
+    )

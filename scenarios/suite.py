@@ -12,9 +12,17 @@ import json
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 
 from aniso.errors import ConfigError
 
@@ -82,7 +90,22 @@ class Forget(_Strict):
     forget: str = Field(min_length=1)
 
 
-Step = Message | Advance | Forget
+STEP_TAGS = ("message", "advance", "forget")
+
+
+def _step_kind(value: object) -> str:
+    """Which step a raw item is, by its key, so errors speak of that step alone."""
+    if isinstance(value, dict):
+        return next((key for key in ("advance", "forget") if key in value), "message")
+    return type(value).__name__.lower()
+
+
+Step = Annotated[
+    Annotated[Message, Tag("message")]
+    | Annotated[Advance, Tag("advance")]
+    | Annotated[Forget, Tag("forget")],
+    Discriminator(_step_kind),
+]
 
 
 class FieldExpect(_Strict):
@@ -141,7 +164,11 @@ def _read(path: Path) -> object:
 
 def _where(error: ValidationError) -> str:
     first = error.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    loc = list(first["loc"])
+    loc = [
+        p for i, p in enumerate(loc) if not (i and isinstance(loc[i - 1], int) and p in STEP_TAGS)
+    ]
+    key = ".".join(str(part) for part in loc) or "(top level)"
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         message = "unknown key"
