@@ -56,6 +56,7 @@ def run(
     as_json: bool,
 ) -> None:
     """Run the suites, check memory deterministically (and judge, if asked), report."""
+    from aniso.errors import StoreError
     from aniso.scenarios.runner import run_suites
     from aniso.scenarios.suite import bundled_suites, load_suite
     from aniso.scenarios.variants import RecordingGateway
@@ -77,7 +78,12 @@ def run(
     )
     if bar is not None:
         bar.stop()
-    paths = report.write(out_dir)
+    try:
+        paths = report.write(out_dir)
+    except OSError as error:
+        raise StoreError(
+            f"cannot write the report to {out_dir}: {error.strerror or error}"
+        ) from None
     if as_json:
         click.echo(json.dumps({"summary": report.summary(), "files": paths}, indent=2))
         return

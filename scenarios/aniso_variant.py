@@ -22,6 +22,7 @@ from aniso.services import build
 from aniso.settings import Settings
 from aniso.tiers import archive
 from aniso.tiers.compaction import Compactor
+from aniso.tiers.embeddings import Embedder
 
 
 class Tiered:
@@ -35,10 +36,13 @@ class Tiered:
         settings: Settings,
         persona: dict[str, object],
         clock: SimulatedClock,
+        embedder: Embedder,
     ) -> None:
         self.data_dir = data_dir
         self.settings = settings.model_copy(update={"data_dir": data_dir})
         self.services = build(self.settings, clock=clock, gateway=gateway)
+        # The run shares one encoder cache between variants (same texts, same vectors).
+        self.services.controller.memory.dense.embedder = embedder
         ProfileStore(self.services.db, clock=clock).apply(
             delta_from_persona(persona), episode_id=None, source="import"
         )

@@ -11,7 +11,7 @@ The oracle lives in a scratch database of its own, never in a variant's data dir
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from aniso.clock import SimulatedClock
@@ -82,7 +82,7 @@ def build_truth(
     scenario: Scenario, persona: Persona, times: list[datetime], scratch: Path
 ) -> Truth:
     """Replay the user messages (at `times`) through the profile rules alone."""
-    clock = SimulatedClock(times[0] if times else datetime.now())
+    clock = SimulatedClock(times[0] if times else datetime(2026, 1, 5, tzinfo=UTC))
     store = ProfileStore(open_db(scratch), clock=clock)
     store.apply(delta_from_persona(persona_mapping(persona)), episode_id=None, source="import")
     messages = scenario.user_messages()

@@ -21,7 +21,7 @@ from aniso.profile.learner import ProfileLearner
 from aniso.scenarios.variants import RAG_TOP_K, Baseline, _user, ask, rag_system
 from aniso.settings import Settings
 from aniso.storage import open_db
-from aniso.tiers.embeddings import make_embedder
+from aniso.tiers.embeddings import Embedder
 from aniso.tiers.vectors import ChromaIndex
 
 
@@ -34,11 +34,12 @@ class Rag(Baseline):
         settings: Settings,
         persona: dict[str, object] | None,
         clock: Clock,
+        embedder: Embedder,
     ) -> None:
         super().__init__(data_dir, gateway)
         self.name = "rag" if persona is None else "profile_rag"
         self.guard = Guard()
-        self.embedder = make_embedder(settings.embedding)
+        self.embedder = embedder
         self.index = ChromaIndex.open(path=data_dir / "chroma", url=settings.chroma_url)
         self.path = data_dir / "rag_messages.jsonl"
         self.learner: ProfileLearner | None = None

@@ -2,7 +2,7 @@
 
 Each metric of a variant is the mean over the scenarios where it applied; `n`
 says over how many. The chart is drawn like the paper's Figure 2: metrics on the
-x axis, one bar per variant. matplotlib is imported here only, with the Agg backend.
+x axis, one bar per variant (see `chart`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from aniso.scenarios.chart import draw_chart
 
 METRICS = (
     "privacy_leak",
@@ -117,31 +119,6 @@ class Report:
                 lines.append(f"- **{outcome.scenario} / {outcome.variant}**: " + " | ".join(notes))
         return "\n".join(lines) + "\n"
 
-    def chart(self, path: Path) -> Path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        summary = self.summary()
-        metrics = self.used_metrics()
-        width = 0.8 / max(1, len(self.variants))
-        figure, axes = plt.subplots(figsize=(max(8.0, 1.3 * len(metrics)), 4.5))
-        for index, variant in enumerate(self.variants):
-            heights = [summary[variant].get(m, {}).get("mean", 0.0) for m in metrics]
-            positions = [x + index * width for x in range(len(metrics))]
-            axes.bar(positions, heights, width=width, label=variant)
-        axes.set_xticks([x + width * (len(self.variants) - 1) / 2 for x in range(len(metrics))])
-        axes.set_xticklabels(metrics, rotation=30, ha="right")
-        axes.set_ylim(0, 1.05)
-        axes.set_ylabel("score")
-        axes.set_title("Memory variants by metric")
-        axes.legend(loc="lower right", fontsize="small")
-        figure.tight_layout()
-        figure.savefig(path, dpi=110)
-        plt.close(figure)
-        return path
-
     def write(self, out_dir: Path) -> dict[str, str]:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -153,5 +130,5 @@ class Report:
             json.dumps(self.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8"
         )
         paths["markdown"].write_text(self.markdown(), encoding="utf-8")
-        self.chart(paths["chart"])
+        draw_chart(self, paths["chart"])
         return {kind: str(path) for kind, path in paths.items()}

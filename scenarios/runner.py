@@ -31,8 +31,15 @@ from aniso.scenarios.suite import (
     Suite,
     parse_duration,
 )
-from aniso.scenarios.variants import VARIANTS, RecordingGateway, Variant, make_variant
+from aniso.scenarios.variants import (
+    VARIANTS,
+    CachedEmbedder,
+    RecordingGateway,
+    Variant,
+    make_variant,
+)
 from aniso.settings import Settings
+from aniso.tiers.embeddings import make_embedder
 
 DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 MESSAGE_GAP = timedelta(minutes=2)
@@ -115,7 +122,7 @@ def evaluate(
     scenario: Scenario, turns: list[checks.Turn], truth: Truth, memory: checks.Memory
 ) -> dict[str, checks.CheckResult]:
     texts = [m.text for m in scenario.user_messages()]
-    wanted = set(scenario.checks)
+    wanted = set(scenario.checks) if turns else {"privacy_leak"}
     results: list[checks.CheckResult] = []
     if "privacy_leak" in wanted or truth.pii:
         results.append(checks.check_privacy(memory, truth))
@@ -129,7 +136,7 @@ def evaluate(
         results.append(checks.check_consistency(turns, truth))
     if "format" in wanted:
         results += checks.check_format(turns, truth)
-    if scenario.expect is not None:
+    if scenario.expect is not None and turns:
         results.append(checks.check_expect(scenario.expect, turns, memory))
     return {result.name: result for result in results}
 
@@ -155,6 +162,7 @@ def run_suites(
         suites=[suite.name for suite in suites],
     )
     scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
+    embedder = CachedEmbedder(make_embedder(settings.embedding))
     try:
         for suite in suites:
             for scenario in suite.scenarios:
@@ -165,7 +173,16 @@ def run_suites(
                     if on_step is not None:
                         on_step(f"{suite.name}/{scenario.id}/{name}")
                     outcome = _run_one(
-                        suite, scenario, name, truth, times, settings, gateway, judge, scratch
+                        suite,
+                        scenario,
+                        name,
+                        truth,
+                        times,
+                        settings,
+                        gateway,
+                        judge,
+                        scratch,
+                        embedder,
                     )
                     report.outcomes.append(outcome)
     finally:
@@ -183,12 +200,19 @@ def _run_one(
     gateway: RecordingGateway,
     judge: RecordingGateway | None,
     scratch: Path,
+    embedder: CachedEmbedder,
 ) -> Outcome:
     persona = persona_mapping(suite.personas[scenario.persona_id])
     data_dir = scratch / suite.name / scenario.id / name
     clock = SimulatedClock(times[0] if times else DAY0)
     variant = make_variant(
-        name, data_dir=data_dir, settings=settings, gateway=gateway, persona=persona, clock=clock
+        name,
+        data_dir=data_dir,
+        settings=settings,
+        gateway=gateway,
+        persona=persona,
+        clock=clock,
+        embedder=embedder,
     )
     try:
         turns = _play(scenario, variant, clock, gateway, times, settings)

@@ -14,15 +14,19 @@ its memory, and keeping it verbatim is exactly the privacy failure it stands for
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
+
+import numpy as np
 
 from aniso.errors import AnisoError
 from aniso.llm import CompletionRequest, LLMGateway
 from aniso.prompt import MEMORY_HEADER, SYSTEM_PREAMBLE, quote_block, system_prompt
 from aniso.settings import Settings
+from aniso.tiers.embeddings import Embedder
 
 Message = dict[str, str]
 VARIANTS = ("baseline", "history", "rag", "profile_rag", "aniso")
@@ -39,6 +43,28 @@ class RecordingGateway(LLMGateway):
     def stream(self, request: CompletionRequest) -> Iterator[str]:
         self.requests.append([dict(m) for m in request.messages])
         yield from super().stream(request)
+
+
+@dataclass
+class CachedEmbedder:
+    """An embedder that remembers its vectors for the run: every variant embeds the
+    same user messages, and the encoder is deterministic, so once per text is enough."""
+
+    inner: Embedder
+    cache: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if missing:
+            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
+                self.cache[text] = vector
+        if not texts:
+            return self.inner.embed([])
+        return np.stack([self.cache[text] for text in texts])
 
 
 def ask(gateway: LLMGateway, messages: list[Message]) -> tuple[str, str | None]:
@@ -168,6 +194,7 @@ def make_variant(
     gateway: RecordingGateway,
     persona: dict[str, object],
     clock: object,
+    embedder: CachedEmbedder,
 ) -> Variant:
     """A fresh variant over an empty `data_dir`."""
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -184,12 +211,27 @@ def make_variant(
             settings=settings,
             persona=persona if name == "profile_rag" else None,
             clock=clock,  # type: ignore[arg-type]
+            embedder=embedder,
         )
     if name == "aniso":
         from aniso.scenarios.aniso_variant import Tiered
 
-        return Tiered(data_dir, gateway, settings=settings, persona=persona, clock=clock)  # type: ignore[arg-type]
+        return Tiered(
+            data_dir,
+            gateway,
+            settings=settings,
+            persona=persona,
+            clock=clock,  # type: ignore[arg-type]
+            embedder=embedder,
+        )
     raise ValueError(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-__all__ = ["SYSTEM_PREAMBLE", "VARIANTS", "RecordingGateway", "Variant", "make_variant"]
+__all__ = [
+    "SYSTEM_PREAMBLE",
+    "VARIANTS",
+    "CachedEmbedder",
+    "RecordingGateway",
+    "Variant",
+    "make_variant",
+]
