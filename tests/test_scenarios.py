@@ -340,3 +340,58 @@ def test_deterministic_mode_on_the_embedded_model(tiny_suite: Path, tmp_path: Pa
     report = json.loads((out / "report.json").read_text())
     replies = [o["turns"][0]["reply"] for o in report["outcomes"]]
     assert all(replies), replies
+
+
+# ---- the simulated clock ----------------------------------------------------------------
+
+
+def test_steps_follow_at_and_advance_and_nights_are_counted(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from aniso.scenarios.runner import message_times, nights_between
+
+    folder = _suite(
+        tmp_path,
+        [
+            {
+                "id": "c1",
+                "persona_id": "p",
+                "messages": [
+                    {"from": "user", "text": "a", "at": "2026-02-01T10:00:00"},
+                    {"from": "user", "text": "b"},
+                    {"advance": "120d"},
+                    {"from": "user", "text": "c"},
+                ],
+            }
+        ],
+    )
+    times = message_times(load_suite(folder).scenarios[0])
+    assert times == [
+        datetime(2026, 2, 1, 10, 0, tzinfo=UTC),
+        datetime(2026, 2, 1, 10, 2, tzinfo=UTC),
+        datetime(2026, 6, 1, 10, 4, tzinfo=UTC),
+    ]
+    nights = nights_between(times[1], times[2], _settings())
+    assert len(nights) == 120
+    assert nights[0] == datetime(2026, 2, 2, 3, 30, tzinfo=UTC)
+
+
+def test_time_going_backwards_is_an_error(tmp_path: Path) -> None:
+    from aniso.scenarios.runner import message_times
+
+    folder = _suite(
+        tmp_path,
+        [
+            {
+                "id": "back",
+                "persona_id": "p",
+                "messages": [
+                    {"from": "user", "text": "a", "at": "2026-02-01T10:00:00"},
+                    {"from": "user", "text": "b", "at": "2026-01-01T10:00:00"},
+                ],
+            }
+        ],
+    )
+    with pytest.raises(ScenarioError) as error:
+        message_times(load_suite(folder).scenarios[0])
+    assert "scenario 'back': step 2: key at: 2026-01-01T10:00:00" in str(error.value)
