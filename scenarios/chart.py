@@ -33,7 +33,7 @@ def draw_chart(report: Report, path: Path) -> Path:
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("score (mean over scenarios)")
     axes.set_title(f"Memory variants by metric ({', '.join(report.suites)})")
-    axes.legend(loc="lower right", fontsize="small")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
