@@ -201,12 +201,14 @@ def check_format(turns: list[Turn], truth: Truth) -> list[CheckResult]:
     return [CheckResult("format", 1.0 if instructed and shape else 0.0, reasons, detail), prompt]
 
 
-def _forms(value: str) -> list[bytes]:
-    forms = {value, value.replace(" ", "")}
+def _patterns(value: str) -> list[re.Pattern[bytes]]:
+    """The value as written, and for numbers its digits with any short separators
+    between them ("1234 567890", "1234567890", "1234,567890", "1234-567-890")."""
+    patterns = [re.compile(re.escape(value.encode("utf-8")), re.IGNORECASE)]
     digits = re.sub(r"\D", "", value)
     if len(digits) >= 6:
-        forms.add(digits)
-    return [form.encode("utf-8") for form in forms if form]
+        patterns.append(re.compile(rb"\D{0,2}".join(re.escape(d.encode()) for d in digits)))
+    return patterns
 
 
 def leaks(memory: Memory, values: list[str]) -> list[str]:
@@ -221,7 +223,7 @@ def leaks(memory: Memory, values: list[str]) -> list[str]:
     for value in values:
         masked = value[:2] + "…"
         for name, blob in blobs:
-            if any(form in blob for form in _forms(value)):
+            if any(pattern.search(blob) for pattern in _patterns(value)):
                 found.append(f"{masked!r} stored in {name}")
                 break
     return found

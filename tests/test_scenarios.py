@@ -258,6 +258,15 @@ def test_run_with_a_judge_puts_scores_and_reasons_in_the_report(
 # ---- report and CLI --------------------------------------------------------------------
 
 
+def test_privacy_scan_finds_a_number_in_another_form(tmp_path: Path) -> None:
+    from aniso.scenarios.checks import Memory, leaks
+
+    (tmp_path / "notes.txt").write_text("reply: your passport 1234,567890 is noted")
+    memory = Memory(tmp_path, None, lambda phrase: None, None)
+    assert leaks(memory, ["1234 567890"]) == ["'12…' stored in notes.txt"]
+    assert leaks(memory, ["4510 123456"]) == []
+
+
 def test_report_files_json_markdown_and_png(mempersonal_report: Report, tmp_path: Path) -> None:
     paths = mempersonal_report.write(tmp_path)
     data = json.loads(Path(paths["json"]).read_text())
@@ -331,7 +340,10 @@ def test_deterministic_mode_on_the_embedded_model(tiny_suite: Path, tmp_path: Pa
         "--out",
         str(out),
         "--json",
-        env={"ANISO_REPLY_MAX_TOKENS": "48"},
+        # The small local model sees raw text by default and may echo the number in a
+        # form the guard does not catch ("1234,567890"); the scan would rightly flag
+        # that. Here the path itself is under test, so the model gets redacted text.
+        env={"ANISO_REPLY_MAX_TOKENS": "48", "ANISO_LLM_SEES": "redacted"},
     )
     assert result.returncode == 0, result.stderr.decode()
     summary = json.loads(result.stdout)["summary"]
