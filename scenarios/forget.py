@@ -2,7 +2,8 @@
 
 `aniso forget` is the user-facing command; until it is available this is the core
 the runner calls. It removes matching episodes (live and archived), blanks block
-summaries that mention the text, drops their lexical and vector entries, records
+summaries that mention the text, drops their lexical and vector entries and the
+link terms stemmed from it, records
 the erasure in the audit log (without the text), and vacuums SQLite so the bytes
 leave the file, not just the table.
 """
@@ -18,6 +19,7 @@ from aniso.storage import transaction
 from aniso.tiers import archive, lexical
 from aniso.tiers.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
+from aniso.tiers.text import stems
 
 
 def _mentions(text: str | None, needle: str) -> bool:
@@ -62,6 +64,13 @@ def forget_matching(memory: TieredMemory, text: str, *, now: datetime) -> int:
             )
             lexical.unindex_block(db, block_id)
             memory.dense.enqueue("delete", block_key(block_id), at=now)
+        terms = stems(text)
+        if terms:
+            marks = ",".join("?" * len(terms))
+            db.execute(f"DELETE FROM block_terms WHERE term IN ({marks})", terms)
+        for table in (lexical.EPISODES, lexical.BLOCKS):
+            # FTS5 keeps deleted terms in its segments until they are merged.
+            db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
         erased = len(episodes) + len(archived) + len(summaries)
         db["audit"].insert(
             {"at": now.isoformat(), "kind": "forget", "detail": json.dumps({"erased": erased})}
