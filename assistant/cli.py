@@ -243,9 +243,10 @@ def _register() -> None:
     from aniso.cli_data import export_command, forget_command, import_command
     from aniso.cli_memory import memory, reindex, stats
     from aniso.cli_profile import profile
+    from aniso.cli_scenarios import scenarios
     from aniso.cli_tiers import compact, doctor
 
-    for command in (memory, reindex, compact, doctor, bench, profile, stats):
+    for command in (memory, reindex, compact, doctor, bench, profile, stats, scenarios):
         main.add_command(command)
     for command in (export_command, import_command, forget_command):
         main.add_command(command)

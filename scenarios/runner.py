@@ -1,0 +1,246 @@
+"""Run suites: every scenario under every variant, in a fresh data dir, on a simulated clock.
+
+Time: a scenario starts at DAY0 (or its first `at`); user messages without `at` are
+`MESSAGE_GAP` apart; `at` and `advance` move the clock forward, and each night
+crossed (at `compact_at` in the user's timezone) runs the variant's nightly work,
+which for tiered memory is the compactor. Data dirs live in a scratch folder that is
+deleted after the checks have read it: `history` keeps PII there by design.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from aniso.clock import SimulatedClock
+from aniso.scenarios import checks
+from aniso.scenarios.judge import judge_reply
+from aniso.scenarios.oracle import Truth, build_truth, persona_mapping
+from aniso.scenarios.report import Outcome, Report
+from aniso.scenarios.suite import (
+    Advance,
+    Forget,
+    Message,
+    Scenario,
+    ScenarioError,
+    Suite,
+    parse_duration,
+)
+from aniso.scenarios.variants import (
+    VARIANTS,
+    CachedEmbedder,
+    RecordingGateway,
+    Variant,
+    make_variant,
+)
+from aniso.settings import Settings
+from aniso.tiers.embeddings import make_embedder
+
+DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
+MESSAGE_GAP = timedelta(minutes=2)
+
+
+def _aware(instant: datetime) -> datetime:
+    return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
+
+
+def message_times(scenario: Scenario) -> list[datetime]:
+    """When each user message is said, following `at` and `advance` steps."""
+    now, times, started = DAY0, [], False
+    for index, step in enumerate(scenario.messages):
+        if isinstance(step, Message):
+            if step.at is not None:
+                target = _aware(step.at)
+                if started and target < now:
+                    raise ScenarioError(
+                        f"scenario {scenario.id!r}: step {index + 1}: key at: "
+                        f"{step.at.isoformat()} is earlier than the previous step"
+                    )
+                now = target
+            elif started:
+                now = now + MESSAGE_GAP
+            started = True
+            times.append(now)
+        elif isinstance(step, Advance):
+            now = now + parse_duration(step.advance)
+    return times
+
+
+def nights_between(start: datetime, end: datetime, settings: Settings) -> list[datetime]:
+    """The nightly compaction instants in (start, end], in UTC."""
+    zone = ZoneInfo(settings.timezone)
+    hour, minute = (int(part) for part in settings.compact_at.split(":"))
+    local = start.astimezone(zone)
+    candidate = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if candidate <= local:
+        candidate += timedelta(days=1)
+    found = []
+    while candidate.astimezone(UTC) <= end:
+        found.append(candidate.astimezone(UTC))
+        candidate += timedelta(days=1)
+    return found
+
+
+def _play(
+    scenario: Scenario,
+    variant: Variant,
+    clock: SimulatedClock,
+    gateway: RecordingGateway,
+    times: list[datetime],
+    settings: Settings,
+) -> list[checks.Turn]:
+    turns: list[checks.Turn] = []
+
+    def move_to(target: datetime) -> None:
+        for night in nights_between(clock(), target, settings):
+            clock.set(night)
+            variant.night(night)
+        clock.set(target)
+
+    for step in scenario.messages:
+        if isinstance(step, Message):
+            move_to(times[len(turns)])
+            sent = len(gateway.requests)
+            reply, error = variant.send(step.text, now=clock())
+            messages = gateway.requests[-1] if len(gateway.requests) > sent else []
+            if not messages:
+                messages = [{"role": "user", "content": step.text}]
+            turns.append(checks.Turn(step.text, clock(), messages, reply, error))
+        elif isinstance(step, Advance):
+            move_to(clock() + parse_duration(step.advance))
+        elif isinstance(step, Forget):
+            variant.forget(step.forget, now=clock())
+    return turns
+
+
+def evaluate(
+    scenario: Scenario, turns: list[checks.Turn], truth: Truth, memory: checks.Memory
+) -> dict[str, checks.CheckResult]:
+    texts = [m.text for m in scenario.user_messages()]
+    wanted = set(scenario.checks) if turns else {"privacy_leak"}
+    results: list[checks.CheckResult] = []
+    if "privacy_leak" in wanted or truth.pii:
+        results.append(checks.check_privacy(memory, truth))
+    if "stale_memory" in wanted:
+        results.append(checks.check_stale(turns, truth, texts))
+    if "update_handling" in wanted:
+        results.append(checks.check_update(turns, truth, texts, memory.profile))
+    if "pref_match" in wanted:
+        results.append(checks.check_pref(turns, truth))
+    if "consistency" in wanted:
+        results.append(checks.check_consistency(turns, truth))
+    if "format" in wanted:
+        results += checks.check_format(turns, truth)
+    if scenario.expect is not None and turns:
+        results.append(checks.check_expect(scenario.expect, turns, memory))
+    return {result.name: result for result in results}
+
+
+def run_suites(
+    suites: Sequence[Suite],
+    *,
+    settings: Settings,
+    variants: Sequence[str] = VARIANTS,
+    judge: RecordingGateway | None = None,
+    gateway: RecordingGateway | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> Report:
+    """Every scenario × variant; returns the report (not yet written)."""
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise ScenarioError(f"unknown variant {unknown[0]!r}; choose from {', '.join(VARIANTS)}")
+    gateway = gateway or RecordingGateway(settings)
+    report = Report(
+        model=gateway.model,
+        judge_model=judge.model if judge else None,
+        variants=list(variants),
+        suites=[suite.name for suite in suites],
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
+    embedder = CachedEmbedder(make_embedder(settings.embedding))
+    try:
+        for suite in suites:
+            for scenario in suite.scenarios:
+                persona = suite.personas[scenario.persona_id]
+                times = message_times(scenario)
+                truth = build_truth(scenario, persona, times, scratch / "truth" / scenario.id)
+                for name in variants:
+                    if on_step is not None:
+                        on_step(f"{suite.name}/{scenario.id}/{name}")
+                    outcome = _run_one(
+                        suite,
+                        scenario,
+                        name,
+                        truth,
+                        times,
+                        settings,
+                        gateway,
+                        judge,
+                        scratch,
+                        embedder,
+                    )
+                    report.outcomes.append(outcome)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return report
+
+
+def _run_one(
+    suite: Suite,
+    scenario: Scenario,
+    name: str,
+    truth: Truth,
+    times: list[datetime],
+    settings: Settings,
+    gateway: RecordingGateway,
+    judge: RecordingGateway | None,
+    scratch: Path,
+    embedder: CachedEmbedder,
+) -> Outcome:
+    persona = persona_mapping(suite.personas[scenario.persona_id])
+    data_dir = scratch / suite.name / scenario.id / name
+    clock = SimulatedClock(times[0] if times else DAY0)
+    variant = make_variant(
+        name,
+        data_dir=data_dir,
+        settings=settings,
+        gateway=gateway,
+        persona=persona,
+        clock=clock,
+        embedder=embedder,
+    )
+    try:
+        turns = _play(scenario, variant, clock, gateway, times, settings)
+        hidden = variant.hidden_bytes() if hasattr(variant, "hidden_bytes") else []
+        memory = checks.Memory(
+            data_dir, variant.profile(), variant.tier_of, variant.restored(), hidden
+        )
+        results = evaluate(scenario, turns, truth, memory)
+    finally:
+        variant.close()
+    shutil.rmtree(data_dir, ignore_errors=True)
+    outcome = Outcome(
+        suite=suite.name,
+        scenario=scenario.id,
+        variant=name,
+        checks={key: asdict(result) for key, result in results.items()},
+        turns=[
+            {"text": t.text, "at": t.at.isoformat(), "reply": t.reply, "error": t.error}
+            for t in turns
+        ],
+    )
+    if judge is not None and turns:
+        verdict = judge_reply(
+            judge,
+            goal=scenario.goal,
+            persona=persona,
+            conversation=[t.text for t in turns],
+            reply=turns[-1].reply,
+        )
+        outcome.judge = asdict(verdict)
+    return outcome
