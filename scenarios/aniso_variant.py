@@ -16,7 +16,6 @@ from pathlib import Path
 from aniso.clock import SimulatedClock
 from aniso.llm import CompletionRequest
 from aniso.profile import ProfileStore, delta_from_persona
-from aniso.scenarios.forget import forget_matching
 from aniso.scenarios.variants import RecordingGateway
 from aniso.services import build
 from aniso.settings import Settings
@@ -77,7 +76,14 @@ class Tiered:
         self._compactor().run(now)
 
     def forget(self, text: str, *, now: datetime) -> int:
-        return forget_matching(self.services.controller.memory, text, now=now)
+        """The product's own erasure (`aniso forget --search TEXT --yes`)."""
+        from aniso import forget
+
+        plan = forget.plan_search(self.services.db, text)
+        if not plan.matches:
+            return 0
+        receipt = forget.forget(self.services, plan, remove_profile=False)
+        return int(receipt["episodes"]) + int(receipt["archived"])
 
     def profile(self) -> dict[str, list[str]] | None:
         return ProfileStore(self.services.db, clock=self.services.clock).current().as_values()
