@@ -26,7 +26,8 @@ def m001_core(db: sqlite_utils.Database) -> None:
         db,
         """
         CREATE TABLE episodes (
-            id INTEGER PRIMARY KEY,
+            -- AUTOINCREMENT: an archived or forgotten id is never handed out again
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             block_id INTEGER,
             session TEXT NOT NULL,
             at TEXT NOT NULL,                -- ISO 8601 UTC, from the injectable clock
@@ -46,7 +47,8 @@ def m001_core(db: sqlite_utils.Database) -> None:
         CREATE INDEX episodes_session ON episodes(session, status, id);
 
         CREATE TABLE blocks (
-            id INTEGER PRIMARY KEY,
+            -- AUTOINCREMENT: an archived or forgotten id is never handed out again
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             tier TEXT NOT NULL DEFAULT 'hot',         -- hot | warm | cold
             status TEXT NOT NULL DEFAULT 'active',    -- active | restored | archived
             created TEXT NOT NULL,

@@ -141,6 +141,11 @@ def _columns(db: sqlite_utils.Database) -> dict[str, tuple[str, ...]]:
     }
 
 
+# Archive rows, restored copies (origin_id) and vectors refer to these ids after the
+# rows leave their table: an id handed out twice would point at someone else's text.
+NEVER_REUSED_IDS = ("episodes", "blocks")
+
+
 def schema_mismatch(db: sqlite_utils.Database) -> str | None:
     """What differs from this version's schema, or None. A migration name alone does
     not prove the shape: a pre-release build may have applied a different m001."""
@@ -151,6 +156,10 @@ def schema_mismatch(db: sqlite_utils.Database) -> str | None:
         missing = [c for c in columns if c not in actual[table]]
         if missing:
             return f"table {table} lacks {', '.join(missing)}"
+    for table in NEVER_REUSED_IDS:
+        row = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [table]).fetchone()
+        if row is None or "AUTOINCREMENT" not in row[0].upper():
+            return f"table {table} may reuse the ids of archived rows"
     return None
 
 

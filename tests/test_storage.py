@@ -77,3 +77,16 @@ def test_an_incompatible_pre_release_store_is_set_aside_not_lost(
     old = sqlite3.connect(aside[0])
     assert old.execute("SELECT user_text FROM episodes").fetchall() == [("x",)]
     assert "lacks origin_id" in capsys.readouterr().err
+
+
+def test_ids_of_rows_that_left_their_table_are_never_handed_out_again(data_dir: Path) -> None:
+    """The archive, restored copies and vectors keep pointing at old ids."""
+    db = open_db(data_dir)
+    for table in ("episodes", "blocks"):
+        row = {"session": "s", "at": "2026-01-01T00:00:00+00:00", "user_text": "x"}
+        if table == "blocks":
+            t = "2026-01-01T00:00:00+00:00"
+            row = {"created": t, "last_access": t, "last_episode_at": t}
+        first = db[table].insert(row).last_pk
+        db.execute(f"DELETE FROM {table} WHERE id = ?", [first])  # the newest row leaves
+        assert db[table].insert(row).last_pk == first + 1, table
