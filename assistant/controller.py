@@ -22,6 +22,7 @@ import sqlite_utils
 
 from aniso.clock import Clock
 from aniso.inputs import clean_message
+from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
@@ -68,6 +69,9 @@ class Observation:
     """What the model sees for this turn (raw or redacted, by the privacy policy)."""
     notices: list[str] = field(default_factory=list)
     pii_types: list[str] = field(default_factory=list)
+    withheld: tuple[Withheld, ...] = field(default=(), repr=False)
+    """Raw values the model saw this turn (raw policy only), to catch their echoes in
+    the reply; held in memory for the turn, never stored."""
 
 
 class MemoryController:
@@ -112,9 +116,10 @@ class MemoryController:
         now = self.clock()
         redacted, types, notice = self.redact(cleaned)
         llm_text = cleaned if self._llm_sees_raw() else redacted
+        withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
         notices = [notice] if notice else []
         if self.temporary:
-            return Observation(0, now, redacted, llm_text, notices, types)
+            return Observation(0, now, redacted, llm_text, notices, types, withheld)
         stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
         self._correction_pending = is_correction(redacted)
         if self.profile is not None:
@@ -126,7 +131,7 @@ class MemoryController:
                     stored.episode_id,
                     type(error).__name__,
                 )
-        return Observation(stored.episode_id, now, redacted, llm_text, notices, types)
+        return Observation(stored.episode_id, now, redacted, llm_text, notices, types, withheld)
 
     def recall(self, query: str, *, current_episode: int | None = None) -> list[MemoryItem]:
         """Memories relevant to `query`, best first, excluding the turns already in the
@@ -239,7 +244,7 @@ class MemoryController:
         ]
 
     def remember_reply(self, observation: Observation, reply: str) -> None:
-        stored_reply, _, _ = self.redact(reply)
+        stored_reply, _, _ = self.redact(redact_echoes(reply, observation.withheld))
         if self.temporary:
             self._temporary_turns.append((observation.stored_text, stored_reply))
             return

@@ -278,6 +278,32 @@ def test_the_model_sees_redacted_text_when_remote(llm: ScriptedLLM, clock: Simul
     assert PLANTED["CREDIT_CARD"] in llm.last_messages[-1]["content"]
 
 
+@pytest.mark.parametrize(
+    ("message", "echo"),
+    [
+        ("my passport is 4509 123456, keep it handy", "Your passport: 4509,123456."),
+        ("card 4111 1111 1111 1111 for the booking", "Card 4111111111111111 noted"),
+        ("write to olga.k@example.org please", "I will write to OLGA.K@EXAMPLE.ORG"),
+    ],
+)
+def test_a_raw_value_echoed_by_the_model_in_another_form_is_not_stored(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path, message: str, echo: str
+) -> None:
+    """With the raw policy the model sees the value and may repeat it in a form no
+    recognizer knows; the echo is caught by the value itself."""
+    services = make(clock, llm_sees="raw")
+    llm.reply(echo)
+    reply = services.assistant.send(message)
+    assert reply.text == echo  # the user sees the reply as written
+    stored = services.db.execute("SELECT reply FROM episodes").fetchone()[0]
+    assert stored.startswith(echo.split(":")[0].split(" ")[0]) and "[" in stored
+    services.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    value = echo.split()[-1].rstrip(".") if "@" in echo else echo
+    digits = "".join(ch for ch in value if ch.isdigit())
+    for name, data in data_dir_bytes(data_dir):
+        assert (digits.encode() not in data) if digits else (b"olga.k" not in data.lower()), name
+
+
 # The correction signal.
 
 
