@@ -35,6 +35,9 @@ def app_for_snapshot(clock: SimulatedClock) -> AnisoApp:
 async def still(pilot) -> None:  # type: ignore[no-untyped-def]
     await settle(pilot)
     pilot.app.query_one(Composer).cursor_blink = False
+    # A focused composer draws its cursor in whatever phase the blink is in when the
+    # screenshot is taken: without focus it draws none, so snapshots are stable.
+    pilot.app.set_focus(None)
     pilot.app.clear_notifications()
     await pilot.pause()
 
