@@ -52,7 +52,7 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
         query,
         now=services.clock(),
         limit=controller_limit,
-        is_outdated=controller.profile.is_outdated if controller.profile else None,
+        is_outdated=controller.profile.outdated_check() if controller.profile else None,
     )
     from aniso.prompt import fit_memories
 

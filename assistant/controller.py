@@ -52,6 +52,8 @@ class ProfileSeam(Protocol):
 
     def is_outdated(self, text: str, at: datetime) -> bool: ...
 
+    def outdated_check(self) -> Callable[[str, datetime], bool]: ...
+
 
 def _no_redaction(text: str) -> tuple[str, list[str], str | None]:
     return text, [], None
@@ -140,7 +142,7 @@ class MemoryController:
             return []
         recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
         excluded = [e.id for e in recent] + ([current_episode] if current_episode else [])
-        outdated = self.profile.is_outdated if self.profile is not None else None
+        outdated = self.profile.outdated_check() if self.profile is not None else None
 
         def run() -> list[MemoryItem]:
             result = self.memory.recall(

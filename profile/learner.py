@@ -8,6 +8,7 @@ lets the rules win every conflict), so the profile never depends on the model.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -40,3 +41,8 @@ class ProfileLearner:
 
     def is_outdated(self, text: str, at: datetime) -> bool:
         return self.store.is_outdated(text, at)
+
+    def outdated_check(self) -> Callable[[str, datetime], bool]:
+        """One profile snapshot for judging every item of a recall: reading the profile
+        and its history once per item cost about as much as the MiniLM encode."""
+        return self.store.staleness().is_outdated
