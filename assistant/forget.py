@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -106,6 +107,31 @@ def _matcher(query: str):  # type: ignore[no-untyped-def]
     return matches
 
 
+def _add_archived(
+    db: sqlite_utils.Database,
+    plan: Plan,
+    tiers: dict[int, str],
+    wanted: Callable[[dict[str, Any]], bool],
+) -> None:
+    """Add the archived episodes `wanted` accepts (their payloads unpacked) to the plan."""
+    for episode_id, block_id, payload in db.execute(
+        "SELECT episode_id, block_id, payload FROM archive"
+    ):
+        row = archive.unpack(payload)
+        if wanted(row):
+            plan.selection.archived.add(episode_id)
+            plan.matches.append(
+                Match(
+                    "archived",
+                    episode_id,
+                    block_id,
+                    tiers.get(block_id),
+                    row["at"],
+                    _snip(row["user_text"]),
+                )
+            )
+
+
 def plan_search(db: sqlite_utils.Database, query: str) -> Plan:
     """Episodes, archived episodes, block forms and profile values that mention QUERY
     (as typed, or by stems, so inflected forms match too)."""
@@ -123,22 +149,12 @@ def plan_search(db: sqlite_utils.Database, query: str) -> Plan:
                     "episode", row["id"], row["block_id"], tier, row["at"], _snip(row["user_text"])
                 )
             )
-    for episode_id, block_id, payload in db.execute(
-        "SELECT episode_id, block_id, payload FROM archive"
-    ):
-        row = archive.unpack(payload)
-        if matches_text(row.get("user_text")) or matches_text(row.get("reply")):
-            plan.selection.archived.add(episode_id)
-            plan.matches.append(
-                Match(
-                    "archived",
-                    episode_id,
-                    block_id,
-                    tiers.get(block_id),
-                    row["at"],
-                    _snip(row["user_text"]),
-                )
-            )
+    _add_archived(
+        db,
+        plan,
+        tiers,
+        lambda row: matches_text(row.get("user_text")) or matches_text(row.get("reply")),
+    )
     for row in db.query("SELECT id, tier, last_episode_at, summary, keywords, anchors FROM blocks"):
         if any(matches_text(t) for t in (row["summary"], row["keywords"], row["anchors"])):
             plan.selection.recompute.add(row["id"])
@@ -183,22 +199,7 @@ def plan_dates(db: sqlite_utils.Database, before: datetime | None, after: dateti
                     _snip(row["user_text"]),
                 )
             )
-    for episode_id, block_id, payload in db.execute(
-        "SELECT episode_id, block_id, payload FROM archive"
-    ):
-        row = archive.unpack(payload)
-        if inside(row["at"]):
-            plan.selection.archived.add(episode_id)
-            plan.matches.append(
-                Match(
-                    "archived",
-                    episode_id,
-                    block_id,
-                    tiers.get(block_id),
-                    row["at"],
-                    _snip(row["user_text"]),
-                )
-            )
+    _add_archived(db, plan, tiers, lambda row: inside(row["at"]))
     return plan
 
 
