@@ -12,9 +12,11 @@ Progress shows on a TTY; `--json` and pipes stay quiet.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,8 +180,15 @@ class _Phases:
         self._progress.stop()
 
 
-def _phases(as_json: bool) -> _Phases | None:
-    return _Phases() if sys.stderr.isatty() and not as_json else None
+@contextlib.contextmanager
+def _phases(as_json: bool) -> Iterator[_Phases | None]:
+    """A phase bar on a TTY (None under --json or a pipe), stopped however the bench ends."""
+    bar = _Phases() if sys.stderr.isatty() and not as_json else None
+    try:
+        yield bar
+    finally:
+        if bar is not None:
+            bar.stop()
 
 
 @bench.command("scale")
@@ -198,12 +207,8 @@ def scale_command(sizes: list[int], queries: int, as_json: bool) -> None:
     synthetic episodes over two years, each size in a fresh temporary data dir)."""
     from aniso.bench_scale import run
 
-    bar = _phases(as_json)
-    try:
+    with _phases(as_json) as bar:
         result = run(sizes, queries=max(1, queries), progress=bar)
-    finally:
-        if bar is not None:
-            bar.stop()
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -240,12 +245,8 @@ def compact_command(episodes: int, as_json: bool) -> None:
 
     if episodes < 1:
         raise click.BadParameter("must be a positive count", param_hint="--episodes")
-    bar = _phases(as_json)
-    try:
+    with _phases(as_json) as bar:
         result = run(episodes, progress=bar)
-    finally:
-        if bar is not None:
-            bar.stop()
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -274,12 +275,8 @@ def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
 
     if episodes < 1:
         raise click.BadParameter("must be a positive count", param_hint="--episodes")
-    bar = _phases(as_json)
-    try:
+    with _phases(as_json) as bar:
         result = run(episodes, vectors=vectors, progress=bar)
-    finally:
-        if bar is not None:
-            bar.stop()
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -309,18 +306,16 @@ def tui_command(ctx: click.Context, messages: int, runs: int, as_json: bool) -> 
     settings = _root(ctx).settings.model_copy(
         update={"data_dir": Path(tempfile.mkdtemp(prefix="aniso-bench-tui-"))}
     )
-    phases = _phases(as_json)
-    figures = {
-        "model": settings.model,
-        "load_average": round(os.getloadavg()[0], 1),
-        "first_paint_s": tui_bench.first_paint(runs=runs),
-        "first_token": tui_bench.first_token(settings),
-        "chat": tui_bench.chat_run(
-            settings,
-            messages=messages,
-            progress=(lambda done: phases("chat", done, messages)) if phases else None,
-        ),
-    }
-    if phases is not None:
-        phases.stop()
+    with _phases(as_json) as phases:
+        figures = {
+            "model": settings.model,
+            "load_average": round(os.getloadavg()[0], 1),
+            "first_paint_s": tui_bench.first_paint(runs=runs),
+            "first_token": tui_bench.first_token(settings),
+            "chat": tui_bench.chat_run(
+                settings,
+                messages=messages,
+                progress=(lambda done: phases("chat", done, messages)) if phases else None,
+            ),
+        }
     click.echo(json.dumps(figures, indent=2) if as_json else tui_bench.render(figures))
