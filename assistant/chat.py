@@ -101,6 +101,10 @@ class Assistant:
                     on_token(piece)
         except AnisoError as error:
             message = str(error)
+            if pieces:
+                # Decided: a reply cut off mid-stream is shown (it already was) but not
+                # kept; memory would otherwise recall half an answer as the answer.
+                message += " (the partial reply was not kept)"
             self.controller.remember_failure(observation, message)
             return Reply(
                 text="".join(pieces),

@@ -223,7 +223,8 @@ class LLMGateway:
                     left = self._deadline - self._monotonic()
                     if self.attempts > self.retries or left <= 0:
                         raise ModelError(
-                            f"model {self.model} failed after {self.attempts} attempts "
+                            f"model {self.model} failed after {self.attempts} "
+                            f"attempt{'s' if self.attempts > 1 else ''} "
                             f"in {self.budget - left:.1f} s: {describe_failure(error)}; "
                             "check that the model is reachable, or try again later"
                         ) from None

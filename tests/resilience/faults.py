@@ -64,7 +64,9 @@ def raise_fault(step: str, model: str) -> None:
 
     provider = PROVIDER
     if step == "timeout":
-        raise exceptions.Timeout("Request timed out after 1.0 s", model=model, llm_provider=provider)
+        raise exceptions.Timeout(
+            "Request timed out after 1.0 s", model=model, llm_provider=provider
+        )
     if step == "429":
         raise exceptions.RateLimitError(
             "429 Too Many Requests: rate limit reached", llm_provider=provider, model=model
