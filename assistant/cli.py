@@ -76,6 +76,11 @@ class Context:
             self._settings = load_settings(self.overrides)
         return self._settings
 
+    def use_data_dir(self, path: str) -> None:
+        """A command's own --data-dir (e.g. `doctor` on a restored backup) wins."""
+        self.overrides["data_dir"] = path
+        self._settings = None
+
     def services(self, *, temporary: bool = False) -> Services:
         from aniso.logs import log_to_data_dir
         from aniso.services import build

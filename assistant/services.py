@@ -57,11 +57,13 @@ def make_memory(
     embedder = make_embedder(settings.embedding)
 
     def open_index() -> ChromaIndex:
+        # An index found broken and rebuilt is worth telling the user, not only the log.
         return ChromaIndex.open(
-            path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=warn
+            path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=dense.note
         )
 
-    return TieredMemory(db, DenseMemory(db, embedder, open_index, warn=warn))
+    dense = DenseMemory(db, embedder, open_index, warn=warn)
+    return TieredMemory(db, dense)
 
 
 def build(

@@ -210,7 +210,10 @@ def _open_db(data_dir: Path) -> sqlite_utils.Database:
         with _migration_lock(data_dir):
             migrate(db)
     except sqlite3.DatabaseError as error:
-        raise StoreError(f"cannot open database {db_path}: {error}") from None
+        raise StoreError(
+            f"cannot open database {db_path}: {error}; if it is damaged, move it aside "
+            "and restore the latest `aniso backup` in its place"
+        ) from None
     finally:
         os.umask(previous_umask)
     tighten_permissions(data_dir)

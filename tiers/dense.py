@@ -54,6 +54,7 @@ class DenseMemory:
         self._index: VectorIndex | None = None
         self.warn = warn
         self.degraded: str | None = None
+        self._notices: list[str] = []
         self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
 
     @property
@@ -63,6 +64,17 @@ class DenseMemory:
             if getattr(self._index, "rebuilt", False):
                 self.requeue_all()
         return self._index
+
+    def note(self, message: str) -> None:
+        """Log a one-off warning and keep it for the next recall to show the user
+        (e.g. the index was unreadable and is rebuilt): a silent log is not enough."""
+        self.warn(message)
+        self._notices.append(message)
+
+    def take_notices(self) -> list[str]:
+        """The warnings noted since the last call, each shown once."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of `texts`; the last few single texts are remembered, because a

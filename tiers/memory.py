@@ -195,7 +195,9 @@ class TieredMemory:
         deduped = _dedupe(ranked)[:limit]
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
-        warnings = [self.dense.degraded] if self.dense.degraded else []
+        warnings = self.dense.take_notices()
+        if self.dense.degraded:
+            warnings.append(self.dense.degraded)
         return RecallResult(items=deduped, warnings=warnings)
 
     def _materialise(self, scores: dict[str, float], *, exclude: set[int]) -> list[_Hit]:
