@@ -245,7 +245,7 @@ def config(context: Context, as_json: bool) -> None:
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
     from aniso.cli_bench import bench
-    from aniso.cli_data import export_command, forget_command, import_command
+    from aniso.cli_data import backup_command, export_command, forget_command, import_command
     from aniso.cli_memory import memory, reindex, stats
     from aniso.cli_profile import profile
     from aniso.cli_scenarios import scenarios
@@ -253,7 +253,7 @@ def _register() -> None:
 
     for command in (memory, reindex, compact, doctor, bench, profile, stats, scenarios):
         main.add_command(command)
-    for command in (export_command, import_command, forget_command):
+    for command in (export_command, import_command, forget_command, backup_command):
         main.add_command(command)
 
 

@@ -20,7 +20,7 @@ from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
 from aniso.settings import Settings
-from aniso.storage import open_db
+from aniso.storage import PRIVATE_UMASK, open_db
 from aniso.tiers.dense import DenseMemory
 from aniso.tiers.embeddings import make_embedder
 from aniso.tiers.memory import TieredMemory
@@ -74,6 +74,9 @@ def build(
     temporary: bool = False,
 ) -> Services:
     clock = clock or make_clock(settings)
+    # Stores that create files later on their own (Chroma's folder, SQLite's WAL) follow
+    # the process umask: from here on, whatever this process creates is private.
+    os.umask(PRIVATE_UMASK)
     db = open_db(settings.data_dir)
     gateway = gateway or LLMGateway(settings)
     session = f"{clock():%Y%m%dT%H%M%S}-{os.getpid()}"

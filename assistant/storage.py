@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+PRIVATE_UMASK = 0o077
 
 
 def ensure_data_dir(path: Path) -> Path:

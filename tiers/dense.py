@@ -9,6 +9,7 @@ cold capsules.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -170,10 +171,16 @@ class DenseMemory:
 
     def requeue_all(self) -> None:
         """After the index was lost: queue every searchable item again."""
-        self.db.execute(
-            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
-        )
-        self.db.execute(
-            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
-            "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
-        )
+        queue_everything(self.db.conn)
+
+
+def queue_everything(conn: sqlite3.Connection) -> None:
+    """Queue an upsert of every searchable item, so an index that starts empty (lost,
+    or never there, as in a restored backup) is refilled from SQLite on first use."""
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
+    )
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
+        "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
+    )
