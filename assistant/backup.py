@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 from aniso.errors import InputError, StoreError
-from aniso.storage import BUSY_TIMEOUT_MS, PRIVATE_FILE
+from aniso.storage import BUSY_TIMEOUT_MS, PRIVATE_FILE, is_write_failure
 from aniso.tiers.dense import queue_everything
 
 PAGES_PER_STEP = 256
@@ -91,12 +91,13 @@ def backup(db_path: Path, target: Path, *, progress: Progress | None = None) -> 
         if integrity != "ok":
             raise StoreError(f"the backup failed its integrity check ({integrity}); try again")
         os.replace(partial, target)
-    except sqlite3.Error as error:
-        raise StoreError(f"the backup to {target} failed: {error}") from None
-    except OSError as error:
+    except (sqlite3.Error, OSError) as error:
+        if isinstance(error, sqlite3.Error) and not is_write_failure(error):
+            raise StoreError(f"the backup to {target} failed: {error}") from None
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise StoreError(
-            f"cannot write the backup {target}: {error.strerror or error}; "
-            "check the free space and that the folder is writable"
+            f"cannot write the backup {target}: {reason}; check the free space and that "
+            "the folder is writable (the memory itself is untouched)"
         ) from None
     finally:
         partial.unlink(missing_ok=True)

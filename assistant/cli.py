@@ -43,6 +43,11 @@ class AnisoGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as error:  # noqa: BLE001 - the last line of defence: no tracebacks
+            from aniso.storage import is_write_failure, store_error
+
+            if is_write_failure(error):  # a full disk, wherever it struck
+                click.echo(f"aniso: error: {store_error(error)}", err=True)
+                ctx.exit(EXIT_ERROR)
             logging.getLogger("aniso").exception("internal error")
             click.echo(f"aniso: internal error: {_describe_bug(error)}", err=True)
             if os.environ.get("ANISO_DEBUG"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,11 +22,13 @@ from typing import Protocol
 import sqlite_utils
 
 from aniso.clock import Clock
+from aniso.errors import StoreError
 from aniso.inputs import clean_message
 from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
+from aniso.storage import store_error
 from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
 
@@ -116,13 +119,18 @@ class MemoryController:
         """Validate, redact and store the user's message; InputError before storing junk."""
         cleaned = clean_message(text)
         now = self.clock()
-        redacted, types, notice = self.redact(cleaned)
-        llm_text = cleaned if self._llm_sees_raw() else redacted
-        withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
-        notices = [notice] if notice else []
-        if self.temporary:
-            return Observation(0, now, redacted, llm_text, notices, types, withheld)
-        stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+        try:
+            redacted, types, notice = self.redact(cleaned)  # writes the audit row
+            llm_text = cleaned if self._llm_sees_raw() else redacted
+            withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
+            notices = [notice] if notice else []
+            if self.temporary:
+                return Observation(0, now, redacted, llm_text, notices, types, withheld)
+            stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+        except (StoreError, sqlite3.OperationalError) as error:
+            # A full disk: say plainly that this message is not kept (the rest is intact).
+            cause = error if isinstance(error, StoreError) else store_error(error)
+            raise StoreError(f"{cause}; this message was not stored") from None
         self._correction_pending = is_correction(redacted)
         if self.profile is not None:
             try:

@@ -7,6 +7,7 @@ the TUI, the nightly compactor and a second CLI process can share it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import functools
 import logging
@@ -221,18 +222,61 @@ def _open_db(data_dir: Path) -> sqlite_utils.Database:
     return db
 
 
+FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+FULL_WORDS = ("disk is full", "disk i/o error", "no space", "too large", "quota")
+
+
+def is_write_failure(error: BaseException) -> bool:
+    """True for a failed write to the disk (full, over quota, over the file size
+    limit, an I/O error) as SQLite or the OS report it."""
+    if isinstance(error, OSError) and error.errno in FULL_ERRNOS:
+        return True
+    if isinstance(error, sqlite3.OperationalError):
+        return any(word in str(error).lower() for word in FULL_WORDS)
+    return False
+
+
+def store_error(error: BaseException, where: Path | str = "the data dir") -> StoreError:
+    """The one-line StoreError a user sees for a failed SQLite or disk operation."""
+    if is_write_failure(error):
+        reason = str(error) if isinstance(error, sqlite3.Error) else (error.strerror or error)
+        return StoreError(
+            f"cannot write to {where}: {reason} (is the disk full?); free some space and "
+            "try again: what was already stored is intact"
+        )
+    if isinstance(error, sqlite3.OperationalError) and "locked" in str(error).lower():
+        return StoreError(f"the database is busy or locked ({error}); try again")
+    return StoreError(f"the database failed: {error}; `aniso doctor` checks it")
+
+
+def _rollback(db: sqlite_utils.Database) -> None:
+    """Roll back what may be left; SQLite may already have done it (full disk)."""
+    try:
+        if db.conn.in_transaction:
+            db.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        log.warning("rollback failed: %s", error)
+
+
 @contextmanager
 def transaction(db: sqlite_utils.Database, *, immediate: bool = True) -> Iterator[None]:
     """One atomic unit of work. `BEGIN IMMEDIATE` takes the write lock at the start,
-    so concurrent writers queue on the busy timeout instead of failing mid-way."""
+    so concurrent writers queue on the busy timeout instead of failing mid-way.
+    A failed write (a full disk) rolls back and becomes a one-line StoreError."""
     try:
         db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     except sqlite3.OperationalError as error:
-        raise StoreError(f"the database is busy or locked ({error}); try again") from None
+        raise store_error(error) from None
     try:
         yield
+    except sqlite3.OperationalError as error:
+        _rollback(db)
+        raise store_error(error) from None
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
-    else:
+    try:
         db.execute("COMMIT")
+    except sqlite3.OperationalError as error:
+        _rollback(db)
+        raise store_error(error) from None
