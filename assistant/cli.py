@@ -89,8 +89,11 @@ class Context:
     def services(self, *, temporary: bool = False) -> Services:
         from aniso.logs import log_to_data_dir
         from aniso.services import build
-        from aniso.storage import ensure_data_dir
+        from aniso.storage import ensure_data_dir, permission_warning
 
+        warning = permission_warning(self.settings.data_dir)
+        if warning:
+            click.echo(f"aniso: {warning}", err=True)
         log_to_data_dir(ensure_data_dir(self.settings.data_dir))
         return build(self.settings, temporary=temporary)
 

@@ -263,5 +263,6 @@ class MemoryController:
         self.memory.mark_used(used, at=self.clock())
 
     def remember_failure(self, observation: Observation, error: str) -> None:
+        log.warning("the reply to episode %s failed: %s", observation.episode_id, error)
         if not self.temporary:
             episodes.fail(self.db, observation.episode_id, error=error)

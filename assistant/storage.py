@@ -62,6 +62,30 @@ def loose_permissions(path: Path) -> list[Path]:
     return loose
 
 
+LOOSE_SHOWN = 3
+
+
+def permission_warning(path: Path) -> str | None:
+    """One line when the data dir or anything in it is open to other users, naming a
+    few of them and the fix. Checked at start-up, before the stores tighten them."""
+    if not path.is_dir():
+        return None
+    loose = loose_permissions(path)
+    if not loose:
+        return None
+    shown = ", ".join(
+        f"{entry.relative_to(path).as_posix() if entry != path else path} "
+        f"{stat.S_IMODE(entry.lstat().st_mode):04o}"
+        for entry in loose[:LOOSE_SHOWN]
+    )
+    more = f" and {len(loose) - LOOSE_SHOWN} more" if len(loose) > LOOSE_SHOWN else ""
+    return (
+        f"warning: the data dir holds your memory but {len(loose)} entries in it are open "
+        f"to other users ({shown}{more}); Aniso makes them private now (folders 0700, "
+        f"files 0600); if that fails, run: chmod -R go-rwx {path}"
+    )
+
+
 def tighten_permissions(path: Path) -> None:
     """Make every file under the data dir 0600 and every folder 0700.
 

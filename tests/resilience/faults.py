@@ -8,7 +8,9 @@ a fault. The faults are what real providers do to us:
   connection;
 - `cut`: a stream that sends part of its reply, then drops the connection;
 - `malformed`: an answer that is not the JSON the caller asked for;
-- `wrong-schema`: valid JSON that does not match the requested schema.
+- `wrong-schema`: valid JSON that does not match the requested schema;
+- `auth`: a rejected API key, quoting the key back (as some providers do), read from
+  `OPENAI_API_KEY`.
 
 `python -m`-free use in a subprocess: `fault_runner.py` reads the script from the
 `FAULT_SCRIPT` environment variable (a JSON list), so `aniso ask` itself can be
@@ -17,6 +19,7 @@ tested against every fault.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -25,7 +28,7 @@ from typing import Any
 
 PROVIDER = "faulty"
 MODEL = f"{PROVIDER}/model"
-FAULTS = ("timeout", "429", "500", "refused", "cut", "malformed", "wrong-schema")
+FAULTS = ("timeout", "429", "500", "refused", "cut", "malformed", "wrong-schema", "auth")
 CUT_TEXT = "The first half of a reply that never"
 MALFORMED = '{"ops": [{"kind": "set", "field": "diet", "value": '
 WRONG_SCHEMA = '{"answer": 42, "ops": "none"}'
@@ -74,6 +77,11 @@ def raise_fault(step: str, model: str) -> None:
     if step == "500":
         raise exceptions.InternalServerError(
             "500 Internal Server Error", llm_provider=provider, model=model
+        )
+    if step == "auth":
+        key = os.environ.get("OPENAI_API_KEY", "")
+        raise exceptions.AuthenticationError(
+            f"401 Incorrect API key provided: {key}", llm_provider=provider, model=model
         )
     if step == "refused":
         raise exceptions.APIConnectionError(
