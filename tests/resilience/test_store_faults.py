@@ -110,7 +110,7 @@ def test_a_corrupt_embedded_index_is_rebuilt_with_a_visible_warning(
 def fill(clock: SimulatedClock, llm: ScriptedLLM) -> Path:
     services = make(clock)
     for n in range(40):
-        services.assistant.send(f"note {n} about the garden and tomatoes " + "filler words " * 80)
+        services.controller.observe(f"note {n} about the garden and tomatoes " + "filler " * 80)
     services.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     services.db.conn.close()
     return services.settings.db_path
@@ -132,11 +132,6 @@ def test_doctor_reports_a_damaged_page_in_one_line(
     assert len(lines) == 1 and lines[0].startswith("problem: SQLite")
     assert "aniso backup" in lines[0] and "Traceback" not in lines[0]
     assert path.read_bytes() == bytes(damaged)  # the checker changed nothing
-
-    as_json = run_cli("doctor", "--json")
-    shown = json.loads(as_json.stdout)
-    assert as_json.returncode == 1 and shown["ok"] is False
-    assert shown["problems"][0].startswith("SQLite")
 
 
 def test_doctor_on_a_file_that_is_not_a_database(tmp_path: Path) -> None:
