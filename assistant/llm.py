@@ -224,8 +224,8 @@ class LLMGateway:
                     if self.attempts > self.retries or left <= 0:
                         raise ModelError(
                             f"model {self.model} failed after {self.attempts} "
-                            f"attempt{'s' if self.attempts > 1 else ''} "
-                            f"in {self.budget - left:.1f} s: {describe_failure(error)}; "
+                            f"attempt{'s' if self.attempts > 1 else ''}: "
+                            f"{describe_failure(error)}; "
                             "check that the model is reachable, or try again later"
                         ) from None
                     self._sleep(min(delay, left))
