@@ -40,6 +40,12 @@ class AnisoGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("aniso: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # `aniso config | head` closed the pipe: the reader has what it wanted. Point
+            # stdout at /dev/null so the interpreter's final flush cannot fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(EXIT_ERROR)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as error:  # noqa: BLE001 - the last line of defence: no tracebacks
