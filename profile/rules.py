@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import lexicon, vocab
+from aniso.profile import lexicon, prefilter, vocab
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta, make_op
 from aniso.profile.lexicon import Term
 
@@ -42,10 +42,13 @@ class Rule:
     name: str
     pattern: re.Pattern[str]
     build: Builder
+    needs: prefilter.Needs = ()
+    """Words any match contains (`prefilter`): without them the pattern is not run."""
 
 
 def rule(name: str, pattern: str, build: Builder) -> Rule:
-    return Rule(name, re.compile(pattern, re.IGNORECASE), build)
+    compiled = re.compile(pattern, re.IGNORECASE)
+    return Rule(name, compiled, build, prefilter.needs(compiled, mask=MASK))
 
 
 ITEMS = r"(?P<items>[^.;!?|]+)"
@@ -331,8 +334,13 @@ def is_statement(sentence: str) -> bool:
 def run(rules: tuple[Rule, ...], sentence: str) -> list[Op]:
     """Every op the rules find in one sentence, masking each used span."""
     working = sentence
+    # Masking only blanks characters out, so a word missing from the sentence is
+    # missing from every masked version of it too.
+    lowered = sentence.lower() if prefilter.plain_text(sentence) else None
     found: list[tuple[int, Op, str]] = []
     for each in rules:
+        if lowered is not None and not prefilter.may_match(each.needs, lowered):
+            continue
         for m in each.pattern.finditer(working):
             hit = each.build(m)
             if hit is None:
