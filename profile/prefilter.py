@@ -21,6 +21,7 @@ checked with every rule, as before.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 try:  # the parser the `re` module itself uses; private, so any surprise disables the test
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -28,7 +29,7 @@ try:  # the parser the `re` module itself uses; private, so any surprise disable
 except ImportError:  # pragma: no cover - a Python without it simply runs every rule
     _c = _p = None
 
-Needs = tuple[tuple[str, ...], ...]
+Needs = tuple[frozenset[str], ...]
 """Groups of words: a match contains at least one word of every group."""
 
 _CYRILLIC = range(0x0400, 0x0500)
@@ -104,10 +105,21 @@ def needs(pattern: re.Pattern[str], *, mask: str = "") -> Needs:
         groups = _sequence(list(tree), mask)
     except Exception:  # an unexpected tree shape: no test, never a wrong one
         return ()
-    ordered = sorted(dict.fromkeys(groups), key=_selectivity, reverse=True)
-    return tuple(tuple(sorted(group)) for group in ordered)
+    return tuple(sorted(dict.fromkeys(groups), key=_selectivity, reverse=True))
 
 
-def may_match(needed: Needs, lowered: str) -> bool:
-    """False only when `lowered` lacks every word of some group (it cannot match)."""
-    return all(any(word in lowered for word in group) for group in needed)
+def vocabulary(all_needs: Iterable[Needs]) -> frozenset[str]:
+    """Every word some rule needs: looked up once per sentence, for all rules."""
+    return frozenset(word for needed in all_needs for group in needed for word in group)
+
+
+def words_in(lowered: str, words: frozenset[str]) -> frozenset[str]:
+    """The words of `words` that occur in `lowered` (as substrings)."""
+    return frozenset(word for word in words if word in lowered)
+
+
+def may_match(needed: Needs, present: frozenset[str]) -> bool:
+    """False only when the sentence lacks every word of some group (it cannot match);
+    `present` is `words_in` of the lower-cased sentence over a vocabulary holding
+    every word of `needed`."""
+    return all(not group.isdisjoint(present) for group in needed)

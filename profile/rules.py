@@ -14,6 +14,7 @@ builder) and this module is the engine that runs them:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -331,15 +332,22 @@ def is_statement(sentence: str) -> bool:
     return not (sentence.rstrip().endswith("?") or _INTERROGATIVE.search(sentence))
 
 
-def run(rules: tuple[Rule, ...], sentence: str) -> list[Op]:
-    """Every op the rules find in one sentence, masking each used span."""
+def run(
+    rules: tuple[Rule, ...], sentence: str, *, vocabulary: frozenset[str] | None = None
+) -> list[Op]:
+    """Every op the rules find in one sentence, masking each used span. `vocabulary`
+    (every word the rules need, see `prefilter`) saves collecting it per call."""
     working = sentence
     # Masking only blanks characters out, so a word missing from the sentence is
     # missing from every masked version of it too.
-    lowered = sentence.lower() if prefilter.plain_text(sentence) else None
+    present = None
+    if prefilter.plain_text(sentence):
+        if vocabulary is None:
+            vocabulary = prefilter.vocabulary(each.needs for each in rules)
+        present = prefilter.words_in(sentence.lower(), vocabulary)
     found: list[tuple[int, Op, str]] = []
     for each in rules:
-        if lowered is not None and not prefilter.may_match(each.needs, lowered):
+        if present is not None and not prefilter.may_match(each.needs, present):
             continue
         for m in each.pattern.finditer(working):
             hit = each.build(m)
@@ -359,15 +367,23 @@ def run(rules: tuple[Rule, ...], sentence: str) -> list[Op]:
     ]
 
 
-def extract_rules(text: str) -> ProfileDelta:
-    """The profile operations stated in `text`, in EN, RU and UK, by rules alone."""
+@functools.cache
+def _tables() -> tuple[tuple[Rule, ...], frozenset[str]]:
+    """Every language's rules in order, and the words they need, built on first use."""
     from aniso.profile.rules_en import RULES as EN
     from aniso.profile.rules_ru import RULES as RU
 
+    rules = RU + EN
+    return rules, prefilter.vocabulary(each.needs for each in rules)
+
+
+def extract_rules(text: str) -> ProfileDelta:
+    """The profile operations stated in `text`, in EN, RU and UK, by rules alone."""
+    rules, words = _tables()
     ops: list[Op] = []
     for sentence in sentences(text):
         if is_statement(sentence):
-            ops += run(RU + EN, sentence)
+            ops += run(rules, sentence, vocabulary=words)
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     kept = []
