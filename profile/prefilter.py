@@ -21,7 +21,8 @@ checked with every rule, as before.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 try:  # the parser the `re` module itself uses; private, so any surprise disables the test
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -108,18 +109,35 @@ def needs(pattern: re.Pattern[str], *, mask: str = "") -> Needs:
     return tuple(sorted(dict.fromkeys(groups), key=_selectivity, reverse=True))
 
 
-def vocabulary(all_needs: Iterable[Needs]) -> frozenset[str]:
-    """Every word some rule needs: looked up once per sentence, for all rules."""
-    return frozenset(word for needed in all_needs for group in needed for word in group)
+@dataclass(frozen=True)
+class Index:
+    """Which rules of a table may match a sentence, found from the words in it: each
+    word once per sentence, then one bit per group a present word satisfies."""
+
+    words: tuple[str, ...]
+    holders: dict[str, tuple[tuple[int, int], ...]]
+    """word -> (rule position, bit of the group holding it)"""
+    full: tuple[int, ...]
+    """Per rule, the bits of all its groups (0: no group, the rule always runs)."""
 
 
-def words_in(lowered: str, words: frozenset[str]) -> frozenset[str]:
-    """The words of `words` that occur in `lowered` (as substrings)."""
-    return frozenset(word for word in words if word in lowered)
+def index(all_needs: Sequence[Needs]) -> Index:
+    holders: dict[str, list[tuple[int, int]]] = {}
+    for position, needed in enumerate(all_needs):
+        for number, group in enumerate(needed):
+            for word in group:
+                holders.setdefault(word, []).append((position, 1 << number))
+    full = tuple((1 << len(needed)) - 1 for needed in all_needs)
+    frozen = {word: tuple(pairs) for word, pairs in holders.items()}
+    return Index(tuple(sorted(frozen)), frozen, full)
 
 
-def may_match(needed: Needs, present: frozenset[str]) -> bool:
-    """False only when the sentence lacks every word of some group (it cannot match);
-    `present` is `words_in` of the lower-cased sentence over a vocabulary holding
-    every word of `needed`."""
-    return all(not group.isdisjoint(present) for group in needed)
+def candidates(table: Index, lowered: str) -> list[bool]:
+    """Per rule: False only when the lower-cased sentence lacks every word of one of
+    its groups, so the rule cannot match it."""
+    satisfied = [0] * len(table.full)
+    for word in table.words:
+        if word in lowered:
+            for position, bit in table.holders[word]:
+                satisfied[position] |= bit
+    return [have == need for have, need in zip(satisfied, table.full, strict=True)]

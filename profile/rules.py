@@ -333,21 +333,20 @@ def is_statement(sentence: str) -> bool:
 
 
 def run(
-    rules: tuple[Rule, ...], sentence: str, *, vocabulary: frozenset[str] | None = None
+    rules: tuple[Rule, ...], sentence: str, *, table: prefilter.Index | None = None
 ) -> list[Op]:
-    """Every op the rules find in one sentence, masking each used span. `vocabulary`
-    (every word the rules need, see `prefilter`) saves collecting it per call."""
+    """Every op the rules find in one sentence, masking each used span. `table` is
+    `prefilter.index` of the rules' needs, to skip building it per call."""
     working = sentence
     # Masking only blanks characters out, so a word missing from the sentence is
     # missing from every masked version of it too.
-    present = None
+    may = [True] * len(rules)
     if prefilter.plain_text(sentence):
-        if vocabulary is None:
-            vocabulary = prefilter.vocabulary(each.needs for each in rules)
-        present = prefilter.words_in(sentence.lower(), vocabulary)
+        table = table or prefilter.index([each.needs for each in rules])
+        may = prefilter.candidates(table, sentence.lower())
     found: list[tuple[int, Op, str]] = []
-    for each in rules:
-        if present is not None and not prefilter.may_match(each.needs, present):
+    for each, possible in zip(rules, may, strict=True):
+        if not possible:
             continue
         for m in each.pattern.finditer(working):
             hit = each.build(m)
@@ -368,22 +367,22 @@ def run(
 
 
 @functools.cache
-def _tables() -> tuple[tuple[Rule, ...], frozenset[str]]:
-    """Every language's rules in order, and the words they need, built on first use."""
+def _tables() -> tuple[tuple[Rule, ...], prefilter.Index]:
+    """Every language's rules in order, and their prefilter, built on first use."""
     from aniso.profile.rules_en import RULES as EN
     from aniso.profile.rules_ru import RULES as RU
 
     rules = RU + EN
-    return rules, prefilter.vocabulary(each.needs for each in rules)
+    return rules, prefilter.index([each.needs for each in rules])
 
 
 def extract_rules(text: str) -> ProfileDelta:
     """The profile operations stated in `text`, in EN, RU and UK, by rules alone."""
-    rules, words = _tables()
+    rules, table = _tables()
     ops: list[Op] = []
     for sentence in sentences(text):
         if is_statement(sentence):
-            ops += run(rules, sentence, vocabulary=words)
+            ops += run(rules, sentence, table=table)
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     kept = []
