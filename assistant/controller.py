@@ -126,7 +126,10 @@ class MemoryController:
             notices = [notice] if notice else []
             if self.temporary:
                 return Observation(0, now, redacted, llm_text, notices, types, withheld)
-            stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+            self.memory.dense.push_held()  # a turn that never reached its reply
+            stored = self.memory.store(
+                redacted, at=now, session=self.session, pii_types=types, defer_index=True
+            )
         except (StoreError, sqlite3.OperationalError) as error:
             # A full disk: say plainly that this message is not kept (the rest is intact).
             cause = error if isinstance(error, StoreError) else store_error(error)
@@ -261,8 +264,16 @@ class MemoryController:
         self.memory.store_reply(observation.episode_id, stored_reply)
         used = [item for item in self.last_context if not item.outdated]
         self.memory.mark_used(used, at=self.clock())
+        self.write_behind()
 
     def remember_failure(self, observation: Observation, error: str) -> None:
         log.warning("the reply to episode %s failed: %s", observation.episode_id, error)
         if not self.temporary:
             episodes.fail(self.db, observation.episode_id, error=error)
+            self.write_behind()
+
+    def write_behind(self) -> None:
+        """Send the turn's held vector to the vector index. `observe` holds it so the
+        user does not wait for the upsert; the reply is out now, so this costs no one
+        a wait, and the next turn's recall would find it held anyway."""
+        self.memory.dense.push_held()
