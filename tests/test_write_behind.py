@@ -113,6 +113,25 @@ def test_a_queued_delete_wins_over_a_held_vector(
     assert outbox(memory) == [("upsert", key), ("delete", key)]  # replayed in order
 
 
+def test_a_batch_replays_each_key_by_its_latest_operation(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    """An upsert then a delete of the same key in one replay batch leaves it out of the
+    index, even while its text is still in SQLite (a later upsert would bring it back)."""
+    kept = memory.store(TEXTS[2], at=clock(), session="s")
+    key = episode_key(kept.episode_id)
+    assert key in memory.dense.index.ids()
+    memory.dense.enqueue("upsert", key, at=clock())
+    memory.dense.enqueue("delete", key, at=clock())
+    memory.dense.flush(memory.texts_for)
+    assert key not in memory.dense.index.ids()
+    memory.dense.enqueue("delete", key, at=clock())
+    memory.dense.enqueue("upsert", key, at=clock())
+    memory.dense.flush(memory.texts_for)
+    assert key in memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
 @pytest.fixture
 def services(llm: ScriptedLLM, data_dir: Path, clock: SimulatedClock) -> Services:
     return build(load_settings({"model": "fake/scripted", "llm_retries": 0}), clock=clock)

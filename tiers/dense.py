@@ -190,8 +190,12 @@ class DenseMemory:
     def _apply(
         self, rows: list[tuple[int, str, str]], text_of: Callable[[Sequence[str]], dict[str, str]]
     ) -> int:
-        deletes = [ref for _, op, ref in rows if op == "delete"]
-        upserts = list(dict.fromkeys(ref for _, op, ref in rows if op == "upsert"))
+        last_op: dict[str, str] = {}
+        for _, op, ref in rows:  # in outbox order: a key's latest operation wins
+            last_op.pop(ref, None)
+            last_op[ref] = op
+        deletes = [ref for ref, op in last_op.items() if op == "delete"]
+        upserts = [ref for ref, op in last_op.items() if op == "upsert"]
         if deletes:
             self.index.delete(deletes)
         texts = text_of(upserts)
