@@ -79,3 +79,44 @@ def test_two_writers_and_compactions_store_every_message_once(data_dir: Path) ->
     doctor = _cli("doctor", "--json")
     assert doctor.returncode == 0, doctor.stdout.decode() + doctor.stderr.decode()
     assert json.loads(doctor.stdout) == {"ok": True, "problems": []}
+
+
+def test_a_block_restored_by_another_process_meanwhile_is_not_restored_twice(
+    llm, clock, data_dir: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Two chats recall the same cold block; the other one restores it between our
+    recall and our restore. Ours must see that and do nothing: no second copy of each
+    episode, no empty hot block for the compactor to trip on."""
+    from aniso.services import build
+    from aniso.settings import load_settings
+    from aniso.storage import transaction
+    from aniso.tiers import unpack
+    from aniso.tiers.compaction import Compactor
+
+    ours = build(load_settings({"model": "fake/x"}), clock=clock)
+    for text in ("My allotment has tomatoes by the fence", "The allotment shed needs paint"):
+        ours.assistant.send(text)
+    compactor = Compactor(ours.db, ours.controller.memory, ours.settings)
+    clock.advance(timedelta(days=120))
+    compactor.run(clock())
+    (cold,) = [row[0] for row in ours.db.execute("SELECT id FROM blocks WHERE tier = 'cold'")]
+    theirs = build(load_settings({"model": "fake/x"}), clock=clock)
+
+    def other_process_first(db):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(unpack, "transaction", transaction)
+        assert unpack.deep(theirs.controller.memory, cold, now=clock()) is not None
+        return transaction(db)
+
+    monkeypatch.setattr(unpack, "transaction", other_process_first)
+    assert unpack.deep(ours.controller.memory, cold, now=clock()) is None
+    texts = [row[0] for row in ours.db.execute("SELECT user_text FROM episodes")]
+    assert sorted(texts) == sorted(
+        ["My allotment has tomatoes by the fence", "The allotment shed needs paint"]
+    )
+    empty = ours.db.execute(
+        "SELECT count(*) FROM blocks b WHERE status = 'active' AND NOT EXISTS "
+        "(SELECT 1 FROM episodes e WHERE e.block_id = b.id)"
+    ).fetchone()[0]
+    assert empty == 0
+    clock.advance(timedelta(days=60))
+    compactor.run(clock())
