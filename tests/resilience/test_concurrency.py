@@ -22,6 +22,8 @@ from conftest import DAY0
 from helpers import TESTS
 from resilience.load_helpers import stored_markers
 
+from aniso.tiers.doctor import check
+
 MESSAGES = int(os.environ.get("ANISO_STRESS_MESSAGES", "2000"))
 DRIVER = Path(__file__).with_name("load_helpers.py")
 
@@ -120,3 +122,27 @@ def test_a_block_restored_by_another_process_meanwhile_is_not_restored_twice(
     assert empty == 0
     clock.advance(timedelta(days=60))
     compactor.run(clock())
+
+
+def test_a_late_summary_upsert_does_not_bring_back_a_restored_block(llm, clock, data_dir: Path):  # type: ignore[no-untyped-def]
+    """Another process queued the warm summary's vector and could not push it (it did
+    not own the index); then this one restored the block. Replaying both must leave
+    no vector for the restored block."""
+    from aniso.services import build
+    from aniso.settings import load_settings
+    from aniso.tiers import unpack
+    from aniso.tiers.compaction import Compactor
+    from aniso.tiers.dense import block_key
+
+    services = build(load_settings({"model": "fake/x"}), clock=clock)
+    for text in ("My allotment has tomatoes by the fence", "The allotment shed needs paint"):
+        services.assistant.send(text)
+    memory = services.controller.memory
+    clock.advance(timedelta(days=30))
+    Compactor(services.db, memory, services.settings).run(clock())
+    (warm,) = [row[0] for row in services.db.execute("SELECT id FROM blocks WHERE tier = 'warm'")]
+    assert block_key(warm) in memory.dense.index.ids()
+    memory.dense.enqueue("upsert", block_key(warm), at=clock())  # the other process's write
+    assert unpack.deep(memory, warm, now=clock()) is not None
+    assert block_key(warm) not in memory.dense.index.ids()
+    assert check(services.db, memory.dense) == []
