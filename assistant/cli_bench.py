@@ -6,6 +6,7 @@
 - `bench scale`: write cost, observe + recall latency and query plans at 1k to 100k.
 - `bench compact`: compaction time, and tokens and bytes per tier, after two years.
 - `bench tui`: the terminal UI's first paint, first token, key latency and RSS.
+- `bench soak`: a simulated year of chat; latency, RSS and storage growth, first vs last.
 
 Progress shows on a TTY; `--json` and pipes stay quiet.
 """
@@ -326,3 +327,46 @@ def tui_command(ctx: click.Context, messages: int, runs: int, as_json: bool) -> 
             ),
         }
     click.echo(json.dumps(figures, indent=2) if as_json else tui_bench.render(figures))
+
+
+@bench.command("soak")
+@click.option("--messages", default=20_000, show_default=True, help="Messages over the year.")
+@click.option("--work-dir", type=click.Path(file_okay=False), help="Keep the memory here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_json: bool) -> None:
+    """A simulated year of chat with a canned model reply and nightly compactions:
+    latency and RSS of the first vs the last thousand messages, storage growth, and
+    that every message is stored exactly once (in a fresh temporary data dir)."""
+    from aniso.bench_soak import run
+
+    if messages < 2:
+        raise click.BadParameter("must be at least 2", param_hint="--messages")
+    target = Path(work_dir) if work_dir else None
+    with _phases(as_json) as bar:
+        result = run(messages, settings=_root(ctx).settings, work_dir=target, progress=bar)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    lat, rss, storage = result["latency"], result["rss"], result["storage"]
+    click.echo(
+        f"{result['messages']:,} messages over {result['simulated_days']} simulated days, "
+        f"{result['nights_compacted']} nightly compactions, {result['errors']} failed turns"
+    )
+    for name in ("wall", "cpu"):
+        first, last = lat[f"first_{name}_ms"], lat[f"last_{name}_ms"]
+        click.echo(
+            f"{name} ms per message, first {lat['window']:,}: p50 {first['p50']} p95 "
+            f"{first['p95']}; last {lat['window']:,}: p50 {last['p50']} p95 {last['p95']}"
+        )
+    click.echo(f"RSS: {rss['start_mb']} MB at the start, {rss['end_mb']} MB at the end")
+    grow = storage["growth"]
+    click.echo(
+        f"database {storage['db_bytes']:,} bytes for {storage['text_bytes']:,} bytes of text; "
+        f"bytes per text byte {grow['first_half_bytes_per_text_byte']} (first half), "
+        f"{grow['second_half_bytes_per_text_byte']} (second half), ratio {grow['ratio']}"
+    )
+    click.echo(
+        f"stored exactly once: {result['stored_once']:,} of {result['messages']:,}; "
+        f"doctor: {'ok' if not result['doctor_problems'] else result['doctor_problems']}"
+    )

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from aniso.errors import InputError
 
 MAX_MESSAGE_CHARS = 100_000
 _ALLOWED_CONTROLS = {"\n", "\r", "\t"}
+# Lone UTF-16 surrogates: a Python str can hold them (a paste, a JSON "\ud800"), but
+# UTF-8 cannot, so SQLite, the tokenizers and every export would fail on them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_message(text: str, *, max_chars: int = MAX_MESSAGE_CHARS) -> str:
@@ -13,11 +18,13 @@ def clean_message(text: str, *, max_chars: int = MAX_MESSAGE_CHARS) -> str:
 
     A message is refused before anything is stored when it is empty, longer than
     `max_chars` (a pasted file, most likely) or binary. Stray control characters
-    are dropped rather than refused: terminals produce them by accident.
+    are dropped rather than refused: terminals produce them by accident; lone
+    surrogates become U+FFFD, the replacement character.
     """
     if "\x00" in text:
         raise InputError("the message contains NUL bytes; it looks like binary data, not text")
     cleaned = "".join(ch for ch in text if ch >= " " or ch in _ALLOWED_CONTROLS)
+    cleaned = _SURROGATE.sub("\ufffd", cleaned)
     cleaned = cleaned.replace("\r\n", "\n").strip()
     if not cleaned:
         raise InputError("the message is empty; type some text")

@@ -287,6 +287,7 @@ def prefers(m: re.Match[str]) -> Hit | None:
     return Hit([make_op("add", "notes", f"prefers {said}", said)], m.start(), end)
 
 
+SENTENCE_MAX = 500
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _PREFIX = re.compile(
     r"^\s*(?:апдейт|update|upd|обновление|оновлення|поправка|correction|edit|p\.?s\.?)\s*[:—–-]\s*",
@@ -366,6 +367,20 @@ def run(
     ]
 
 
+def bounded(sentence: str, limit: int = SENTENCE_MAX) -> list[str]:
+    """The sentence in pieces of at most `limit` characters, cut at whitespace where
+    there is some. The rules' patterns scan from every position, so one 100,000-
+    character "sentence" (a pasted log, a run of one letter) took minutes; nobody
+    states a profile fact across five hundred characters."""
+    pieces = []
+    while len(sentence) > limit:
+        cut = sentence.rfind(" ", limit // 2, limit)
+        cut = cut if cut > 0 else limit
+        pieces.append(sentence[:cut])
+        sentence = sentence[cut:]
+    return [*pieces, sentence]
+
+
 @functools.cache
 def _tables() -> tuple[tuple[Rule, ...], prefilter.Index]:
     """Every language's rules in order, and their prefilter, built on first use."""
@@ -382,7 +397,8 @@ def extract_rules(text: str) -> ProfileDelta:
     ops: list[Op] = []
     for sentence in sentences(text):
         if is_statement(sentence):
-            ops += run(rules, sentence, table=table)
+            for piece in bounded(sentence):
+                ops += run(rules, piece, table=table)
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     kept = []

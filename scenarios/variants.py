@@ -24,7 +24,7 @@ import numpy as np
 
 from aniso.errors import AnisoError
 from aniso.llm import CompletionRequest, LLMGateway
-from aniso.prompt import MEMORY_HEADER, SYSTEM_PREAMBLE, quote_block, system_prompt
+from aniso.prompt import SYSTEM_PREAMBLE, memory_section, quote_block, system_prompt
 from aniso.settings import Settings
 from aniso.tiers.embeddings import Embedder
 
@@ -182,7 +182,7 @@ def rag_system(profile_text: str, snippets: list[tuple[datetime, str]], now: dat
     parts = [system_prompt(profile_text=profile_text, memories=[], now=now)]
     if snippets:
         rendered = [f"[memory | {at.date().isoformat()}]\n{quote_block(t)}" for at, t in snippets]
-        parts.append(MEMORY_HEADER + "\n" + "\n\n".join(rendered))
+        parts.append(memory_section(rendered))
     return "\n\n".join(parts)
 
 

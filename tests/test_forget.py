@@ -69,6 +69,7 @@ def test_forgotten_strings_leave_no_byte_in_the_data_dir(
         assert files_with(data_dir, marker), f"{name} marker was not planted"
     assert files_with(data_dir, b"zqxarch") and files_with(data_dir, b"zqxprof")
     assert files_with_any(data_dir, vectors), "the vectors were not planted"
+    services.controller.memory.dense.index.close()  # the app has exited: it owned the index
     services.db.conn.close()
 
     preview = run_cli("forget", "--search", "zqx", "--json")

@@ -160,6 +160,8 @@ class Compactor:
         archived = archive.archived_of(self.db, block_id)
         texts = [e["user_text"] for e in archived] + [e["user_text"] for e in live]
         times = [e["at"] for e in archived] + [e["at"] for e in live]
+        if not times:
+            return None  # an empty block (its episodes were restored or forgotten): no forms
         forms, source = with_llm(
             texts,
             start=datetime.fromisoformat(min(times)),

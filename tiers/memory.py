@@ -150,7 +150,12 @@ class TieredMemory:
     # ---- read path --------------------------------------------------------------
 
     def texts_for(self, keys: Sequence[str]) -> dict[str, str]:
-        """Current searchable text of index keys (used to replay the outbox)."""
+        """Current searchable text of index keys (used to replay the outbox).
+
+        A block has a vector only while it is active, warm or cold, with a summary:
+        the keys the doctor expects. A replay may see an upsert queued before the
+        block was restored; it must find no text, so the vector goes, not comes back.
+        """
         found: dict[str, str] = {}
         for key in keys:
             kind, number = parse_key(key)
@@ -160,7 +165,9 @@ class TieredMemory:
                 ).fetchone()
             else:
                 row = self.db.execute(
-                    "SELECT summary FROM blocks WHERE id = ? AND summary != ''", [number]
+                    "SELECT summary FROM blocks WHERE id = ? AND summary != '' "
+                    "AND status = 'active' AND tier != 'hot'",
+                    [number],
                 ).fetchone()
             if row is not None:
                 found[key] = row[0]

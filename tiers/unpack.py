@@ -87,16 +87,22 @@ def shallow(memory: TieredMemory, block_id: int) -> str:
 def deep(
     memory: TieredMemory, block_id: int, *, now: datetime, context_block: int | None = None
 ) -> Restored | None:
-    """Restore a warm or cold block's episodes into a new hot block (one transaction)."""
+    """Restore a warm or cold block's episodes into a new hot block (one transaction).
+
+    Every read happens inside the write transaction: another process may restore the
+    same block, or compact it further, between our recall and this call. Reading
+    outside made a second restore copy the episodes twice (or leave an empty hot
+    block), and archived episodes added meanwhile were marked restored uncopied.
+    """
     db = memory.db
-    old = blocks.get(db, block_id)
-    if old is None or old.tier == "hot" or old.status != "active":
-        return None
-    archived = archive.archived_of(db, block_id)
-    pointers = json.loads(
-        db.execute("SELECT pointers FROM blocks WHERE id = ?", [block_id]).fetchone()[0]
-    )
     with transaction(db):
+        old = blocks.get(db, block_id)
+        if old is None or old.tier == "hot" or old.status != "active":
+            return None
+        archived = archive.archived_of(db, block_id)
+        pointers = json.loads(
+            db.execute("SELECT pointers FROM blocks WHERE id = ?", [block_id]).fetchone()[0]
+        )
         new_block = blocks.create(db, at=now, restored_from=block_id)
         moved = [
             row[0]

@@ -14,8 +14,11 @@ and never to send telemetry.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,6 +91,7 @@ class ChromaIndex:
         self.rebuilt = False  # True when open() found the index broken and started empty
         self._name = collection
         self._hint = hint  # what the user can do when an operation fails
+        self._folder: Path | None = None  # an embedded folder this process has claimed
         with self._guard("open its collection"):
             self._collection = self._create()
             self._batch = max(1, int(client.get_max_batch_size()))
@@ -128,6 +132,19 @@ class ChromaIndex:
 
     @classmethod
     def _open_folder(
+        cls, path: Path, collection: str, on_warning: Callable[[str], None]
+    ) -> ChromaIndex:
+        _claim_folder(path)
+        try:
+            index = cls._open_claimed(path, collection, on_warning)
+        except BaseException:
+            _release_folder(path)
+            raise
+        index._folder = path
+        return index
+
+    @classmethod
+    def _open_claimed(
         cls, path: Path, collection: str, on_warning: Callable[[str], None]
     ) -> ChromaIndex:
         hint = f"delete {path} to have it rebuilt"
@@ -269,6 +286,9 @@ class ChromaIndex:
     def close(self) -> None:
         """Without it an embedded index keeps its files open until the process ends."""
         self.client.close()
+        if self._folder is not None:
+            _release_folder(self._folder)
+            self._folder = None
 
     def _create(self) -> Collection:
         return self.client.get_or_create_collection(
@@ -317,6 +337,49 @@ def _bound_http_timeouts(client: ClientAPI) -> None:
     session = getattr(getattr(client, "_server", None), "_session", None)
     if isinstance(session, httpx.Client):
         session.timeout = httpx.Timeout(_HTTP_TIMEOUT_S, connect=_HTTP_CONNECT_TIMEOUT_S)
+
+
+# Embedded Chroma keeps its HNSW segments in process memory: two processes writing one
+# folder corrupt it ("Failed to apply logs to the hnsw segment writer"), the next
+# opener sets it aside, and the first hangs. So one process at a time owns a folder,
+# by an advisory lock held while its index is open. Another process (a CLI command
+# beside the TUI) gets StoreError: its index writes wait in the SQLite outbox, which
+# the owner replays at its next recall, and its recall is lexical, with a warning.
+_CLAIMS: dict[Path, tuple[int, int]] = {}  # folder -> (lock fd, indexes open on it)
+_CLAIMS_LOCK = threading.Lock()
+
+
+def _claim_folder(path: Path) -> None:
+    key = path.resolve()
+    with _CLAIMS_LOCK:
+        if key in _CLAIMS:
+            fd, count = _CLAIMS[key]
+            _CLAIMS[key] = (fd, count + 1)
+            return
+        key.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(key.with_name(key.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(
+                f"the vector index at {path} is in use by another Aniso process; recall "
+                "is lexical until it exits (index updates are kept and replayed)"
+            ) from None
+        _CLAIMS[key] = (fd, 1)
+
+
+def _release_folder(path: Path) -> None:
+    key = path.resolve()
+    with _CLAIMS_LOCK:
+        if key not in _CLAIMS:
+            return
+        fd, count = _CLAIMS.pop(key)
+        if count > 1:
+            _CLAIMS[key] = (fd, count - 1)
+            return
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _persistent_client(path: Path) -> ClientAPI:

@@ -1,0 +1,49 @@
+"""`aniso bench soak`, small: a thousand messages over a simulated year.
+
+The full run (20,000 messages) is a bench, not a test; this one checks the report's
+invariants that are not timings: every message stored exactly once, no failed turn,
+a compaction every simulated night that really moved blocks to cold, the doctor
+clean, and the database growing no faster per byte of text in the second half of
+the year than in the first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import run_cli
+
+MESSAGES = 1000
+GROWTH_BOUND = 1.5
+
+
+def test_a_year_of_chat_keeps_every_message_once_and_grows_linearly(tmp_path: Path) -> None:
+    work = tmp_path / "soak"
+    result = run_cli(
+        "bench", "soak", "--messages", str(MESSAGES), "--json", "--work-dir", str(work)
+    )
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    assert b"\x1b[" not in result.stderr, "a progress bar was drawn without a terminal"
+    report = json.loads(result.stdout)
+
+    assert report["messages"] == MESSAGES and report["errors"] == 0
+    assert report["stored_once"] == MESSAGES
+    assert report["missing"] == [] and report["duplicated"] == []
+    assert report["doctor_problems"] == []
+    assert report["simulated_days"] == 365
+    assert 360 <= report["nights_compacted"] <= 366
+    storage = report["storage"]
+    assert storage["blocks_per_tier"].get("cold", 0) > 0, storage["blocks_per_tier"]
+    assert storage["archived_rows"] > 0
+    assert [s["messages"] for s in storage["samples"]] == [1, *range(100, MESSAGES + 1, 100)]
+    sizes = [s["db_bytes"] for s in storage["samples"]]
+    texts = [s["text_bytes"] for s in storage["samples"]]
+    assert texts == sorted(texts) and sizes[-1] > sizes[0]
+    growth = storage["growth"]
+    assert growth["ratio"] is not None and 0 < growth["ratio"] <= GROWTH_BOUND, growth
+    latency, rss = report["latency"], report["rss"]
+    assert latency["window"] == MESSAGES // 2
+    assert {"first_wall_ms", "last_wall_ms", "first_cpu_ms", "last_cpu_ms"} <= set(latency)
+    assert rss["start_mb"] > 0 and rss["end_mb"] > 0 and len(rss["samples_mb"]) == 10
+    assert Path(report["data_dir"]) == work and (work / "aniso.db").is_file()
