@@ -8,14 +8,24 @@ in pyproject.toml).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-from fakes import ScriptedLLM, install
+# `python -m pytest` puts the repo root first on sys.path, where the source folder
+# `profile/` (installed as `aniso.profile`) hides the standard library's `profile`, which
+# cProfile and so spaCy import: presidio would quietly run without its NLP engine.
+# The package is installed, so the tests need the root on the path for nothing.
+_ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _ROOT]
+if "profile" in sys.modules and not hasattr(sys.modules["profile"], "run"):
+    del sys.modules["profile"]
 
-from aniso.clock import SimulatedClock
+import pytest  # noqa: E402
+from fakes import ScriptedLLM, install  # noqa: E402
+
+from aniso.clock import SimulatedClock  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -356,3 +356,15 @@ def test_notice_names_the_kinds_not_the_values() -> None:
 def test_notice_from_a_scan(guard: Guard) -> None:
     result = guard.scan(f"карта {CARD}, паспорт {PASSPORT}")
     assert notice(result.types) == "I did not store the card number and passport number you sent."
+
+
+def test_the_tests_run_the_full_presidio_engine() -> None:
+    """Run as `python -m pytest` from the repo root, the source folder `profile/` once hid
+    the standard library's `profile`, spaCy failed to import and the guard quietly ran
+    its recognizers without presidio's engine in every in-process test."""
+    import cProfile
+
+    from aniso.privacy.engine import shared_analyzer
+
+    assert hasattr(cProfile, "run")
+    assert shared_analyzer().nlp_engine is not None
