@@ -15,7 +15,14 @@ from aniso.services import make_memory
 from aniso.settings import load_settings
 from aniso.storage import open_db, transaction
 from aniso.tiers import blocks, links, unpack
-from aniso.tiers.memory import TieredMemory, _Hit, _lift_neighbours, _ranked_since, _relevant
+from aniso.tiers.memory import (
+    NEIGHBOUR_LIFT,
+    TieredMemory,
+    _Hit,
+    _lift_neighbours,
+    _ranked_since,
+    _relevant,
+)
 
 AT = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 
@@ -84,7 +91,8 @@ def test_neighbour_lift_follows_time_order_where_ids_do_not() -> None:
     hits = [hit(3, 1, 0.5), hit(20, 1, 1.0), hit(4, 2, 1.0)]
     order = {20: (None, 3), 3: (20, 21), 21: (3, None)}
     lifted = {h.episode_id: round(h.score, 3) for h in _lift_neighbours(hits, order)}
-    assert lifted == {3: 0.9, 20: 1.2, 4: 1.0}, "4 is in another block: no lift across blocks"
+    expected = {3: 0.5 + NEIGHBOUR_LIFT * 1.0, 20: 1.0 + NEIGHBOUR_LIFT * 0.5, 4: 1.0}
+    assert lifted == {k: round(v, 3) for k, v in expected.items()}, "no lift across blocks"
 
 
 def test_hits_far_below_the_best_are_dropped() -> None:
