@@ -6,7 +6,8 @@ years (see `bench_data`), then we measure what a user feels:
 - the write cost: milliseconds per `TieredMemory.store` over the last writes at
   that size, with precomputed vectors, so the embedding model is not in it;
 - observe + recall (no LLM) through the services the app builds, with real
-  MiniLM embeddings of varied messages;
+  MiniLM embeddings of varied messages, split into phases (`bench_phases`); the
+  vector upsert the chat does after the reply (write-behind) is timed on its own;
 - at the largest size, the query plan of every statement a `store` and a recall
   run, so an O(N) scan shows up as a plan, not as a slowly creeping number.
 """
@@ -30,6 +31,7 @@ from aniso.bench_data import (
     synthetic_episodes,
     unit_vectors,
 )
+from aniso.bench_phases import PHASES, instrument
 from aniso.bench_plans import Plan, capture
 from aniso.clock import SimulatedClock
 from aniso.services import Services, build
@@ -80,26 +82,40 @@ def _stats(values: list[float]) -> dict[str, float]:
 def measure_latency(
     services: Services, clock: SimulatedClock, texts: list[str], progress: Progress | None
 ) -> dict[str, dict[str, float]]:
-    """observe + recall per message (wall and CPU time), after one untimed warm-up
-    (model and guard load)."""
+    """observe + recall per message (wall and CPU time, in total and per phase), after
+    one untimed warm-up (model and guard load). As in the chat, the turn's vector is
+    pushed to the index after the reply (`write_behind`): timed apart, since the
+    user is reading the reply by then."""
     controller = services.controller
     for text in messages(3, seed=1):
         warm = controller.observe(text)
         controller.recall(text, current_episode=warm.episode_id)
+        controller.write_behind()
+    phases = instrument(services)
     observe_ms: list[float] = []
     recall_ms: list[float] = []
     cpu_ms: list[float] = []
+    behind_ms: list[float] = []
+    phase_wall: dict[str, list[float]] = {phase: [] for phase in PHASES}
+    phase_cpu: dict[str, list[float]] = {phase: [] for phase in PHASES}
     for index, text in enumerate(texts):
         clock.advance(timedelta(minutes=1))
+        phases.begin()
         began, began_cpu = time.perf_counter(), time.process_time()
         observation = controller.observe(text)
         middle = time.perf_counter()
         # As the chat does: the query is the stored (redacted) message.
         controller.recall(observation.stored_text, current_episode=observation.episode_id)
         ended, ended_cpu = time.perf_counter(), time.process_time()
+        wall, cpu = phases.end()
+        controller.write_behind()
+        behind_ms.append((time.perf_counter() - ended) * 1000)
         observe_ms.append((middle - began) * 1000)
         recall_ms.append((ended - middle) * 1000)
         cpu_ms.append((ended_cpu - began_cpu) * 1000)
+        for phase in PHASES:
+            phase_wall[phase].append(wall[phase])
+            phase_cpu[phase].append(cpu[phase])
         if progress is not None:
             progress("observe + recall", index + 1, len(texts))
     both = [a + b for a, b in zip(observe_ms, recall_ms, strict=True)]
@@ -110,6 +126,13 @@ def measure_latency(
         # CPU time of the process over observe + recall: on a shared machine, wall time
         # also measures the neighbours; this measures us.
         "observe_recall_cpu_ms": _stats(cpu_ms),
+        # Exclusive time per phase of observe + recall; the phases add up to the turn.
+        "phases_ms": {
+            "wall": {phase: _stats(values) for phase, values in phase_wall.items()},
+            "cpu": {phase: _stats(values) for phase, values in phase_cpu.items()},
+        },
+        # After the reply, off the user's wait: the vector upsert into the index.
+        "write_behind_ms": _stats(behind_ms),
     }
 
 
@@ -139,10 +162,12 @@ def recall_plans(services: Services, text: str) -> list[Plan]:
     """Plans of one recall as the controller runs it (after the message was observed)."""
     controller = services.controller
     observation = controller.observe(text)
-    return capture(
+    plans = capture(
         services.db.conn,
         lambda: controller.recall(text, current_episode=observation.episode_id),
     )
+    controller.write_behind()
+    return plans
 
 
 def _merge(plans: list[Plan]) -> list[Plan]:

@@ -11,7 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from aniso.controller import MemoryController
-from aniso.errors import AnisoError
+from aniso.errors import AnisoError, StoreError
 from aniso.llm import CompletionRequest, LLMGateway
 from aniso.prompt import MemoryItem
 
@@ -101,6 +101,10 @@ class Assistant:
                     on_token(piece)
         except AnisoError as error:
             message = str(error)
+            if pieces:
+                # Decided: a reply cut off mid-stream is shown (it already was) but not
+                # kept; memory would otherwise recall half an answer as the answer.
+                message += " (the partial reply was not kept)"
             self.controller.remember_failure(observation, message)
             return Reply(
                 text="".join(pieces),
@@ -120,7 +124,16 @@ class Assistant:
                 notices=notices,
                 error=message,
             )
-        self.controller.remember_reply(observation, reply)
+        try:
+            self.controller.remember_reply(observation, reply)
+        except StoreError as error:  # e.g. a full disk: the message itself is stored
+            return Reply(
+                text=reply,
+                episode_id=observation.episode_id,
+                recalled=recalled,
+                notices=notices,
+                error=f"{error}; the reply was not kept",
+            )
         return Reply(
             text=reply,
             episode_id=observation.episode_id,

@@ -40,9 +40,20 @@ class AnisoGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("aniso: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # `aniso config | head` closed the pipe: the reader has what it wanted. Point
+            # stdout at /dev/null so the interpreter's final flush cannot fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(EXIT_ERROR)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as error:  # noqa: BLE001 - the last line of defence: no tracebacks
+            from aniso.storage import is_write_failure, store_error
+
+            if is_write_failure(error):  # a full disk, wherever it struck
+                click.echo(f"aniso: error: {store_error(error)}", err=True)
+                ctx.exit(EXIT_ERROR)
             logging.getLogger("aniso").exception("internal error")
             click.echo(f"aniso: internal error: {_describe_bug(error)}", err=True)
             if os.environ.get("ANISO_DEBUG"):
@@ -76,11 +87,19 @@ class Context:
             self._settings = load_settings(self.overrides)
         return self._settings
 
+    def use_data_dir(self, path: str) -> None:
+        """A command's own --data-dir (e.g. `doctor` on a restored backup) wins."""
+        self.overrides["data_dir"] = path
+        self._settings = None
+
     def services(self, *, temporary: bool = False) -> Services:
         from aniso.logs import log_to_data_dir
         from aniso.services import build
-        from aniso.storage import ensure_data_dir
+        from aniso.storage import ensure_data_dir, permission_warning
 
+        warning = permission_warning(self.settings.data_dir)
+        if warning:
+            click.echo(f"aniso: {warning}", err=True)
         log_to_data_dir(ensure_data_dir(self.settings.data_dir))
         return build(self.settings, temporary=temporary)
 
@@ -240,7 +259,7 @@ def config(context: Context, as_json: bool) -> None:
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
     from aniso.cli_bench import bench
-    from aniso.cli_data import export_command, forget_command, import_command
+    from aniso.cli_data import backup_command, export_command, forget_command, import_command
     from aniso.cli_memory import memory, reindex, stats
     from aniso.cli_profile import profile
     from aniso.cli_scenarios import scenarios
@@ -248,7 +267,7 @@ def _register() -> None:
 
     for command in (memory, reindex, compact, doctor, bench, profile, stats, scenarios):
         main.add_command(command)
-    for command in (export_command, import_command, forget_command):
+    for command in (export_command, import_command, forget_command, backup_command):
         main.add_command(command)
 
 

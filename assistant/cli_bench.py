@@ -219,6 +219,13 @@ def scale_command(sizes: list[int], queries: int, as_json: bool) -> None:
             f"{row['episodes']:>8,}  {row['blocks']:>8,}  {w['mean']:>8.1f} / {w['p95']:<7.1f}"
             f"  {o['p50']:>8.1f} / {o['p95']:<8.1f}  {r['p50']:>7.1f} / {r['p95']:.1f}"
         )
+    for row in result["sizes"]:
+        cpu = row["phases_ms"]["cpu"]
+        click.echo(
+            f"{row['episodes']:>8,}  CPU ms per phase, mean: "
+            + ", ".join(f"{phase} {cpu[phase]['mean']:.1f}" for phase in cpu)
+            + f"; after the reply: {row['write_behind_ms']['mean']:.1f} wall"
+        )
     ratio = result["write_cost_ratio"]
     click.echo(
         f"write cost at {ratio['to_episodes']:,} / at {ratio['from_episodes']:,}: "

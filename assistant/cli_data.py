@@ -1,4 +1,4 @@
-"""`aniso export`, `aniso import` and `aniso forget`: the user owns their data.
+"""`aniso export`, `aniso import`, `aniso forget` and `aniso backup`: the user owns their data.
 
 Progress bars appear only on a terminal and never under `--json`. Every receipt and
 report has a stable `--json` shape. Import and forget hold the data dir's writer
@@ -39,6 +39,10 @@ class _Bar:
     def advance(self, amount: int = 1) -> None:
         if self._progress is not None:
             self._progress.advance(self._task, amount)
+
+    def update(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
 
     def stop(self) -> None:
         if self._progress is not None:
@@ -256,4 +260,39 @@ def _print_receipt(receipt: dict[str, Any]) -> None:
     click.echo(
         f"logs: {logs['lines_removed']} lines removed; database vacuumed, WAL "
         + ("truncated" if sqlite["wal_truncated"] else "busy (another process is reading)")
+    )
+
+
+@click.command("backup")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def backup_command(ctx: click.Context, path: Path | None, as_json: bool) -> None:
+    """Copy the memory database to PATH (a file or folder), consistently, while Aniso runs.
+
+    Default: a timestamped file beside the data dir. The copy is 0600 and holds the
+    whole memory (already redacted); the vector index is derived and is rebuilt from
+    it (`aniso reindex`).
+    """
+    from aniso.backup import EXCLUDED, backup, target_path
+    from aniso.services import make_clock
+
+    settings = _root(ctx).settings
+    target = target_path(path, settings.data_dir, make_clock(settings)())
+    bar = _Bar("backing up", 1, quiet=as_json)
+    try:
+        report = backup(settings.db_path, target, progress=bar.update)
+    finally:
+        bar.stop()
+    if as_json:
+        _echo_json(report.as_dict())
+        return
+    click.echo(
+        f"backed up {report.episodes} episodes to {report.path} ({report.bytes} bytes, "
+        f"mode {report.mode}, integrity {report.integrity})"
+    )
+    click.echo(f"not included: the vector index, {EXCLUDED['vectors']}")
+    click.echo(
+        "to restore: stop Aniso, copy the file to aniso.db in the data dir (remove "
+        "aniso.db-wal and aniso.db-shm there), then run `aniso doctor`"
     )

@@ -77,13 +77,21 @@ def compact(ctx: click.Context, show_report: bool, as_json: bool) -> None:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, exists=True),
+    help="Check this data dir (e.g. a restored backup) instead of the configured one.",
+)
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, data_dir: str | None) -> None:
     """Check SQLite integrity and the tier invariants; exit 1 if anything is wrong."""
     from aniso.storage import loose_permissions
     from aniso.tiers.doctor import check
 
-    services = _root(ctx).services()
+    root = _root(ctx)
+    if data_dir is not None:
+        root.use_data_dir(data_dir)
+    services = root.services()
     problems = check(services.db, services.controller.memory.dense)
     loose = loose_permissions(services.settings.data_dir)
     if loose:

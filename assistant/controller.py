@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,11 +22,13 @@ from typing import Protocol
 import sqlite_utils
 
 from aniso.clock import Clock
+from aniso.errors import StoreError
 from aniso.inputs import clean_message
 from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
 from aniso.prompt import MemoryItem, fit_memories, system_prompt
 from aniso.settings import Settings
+from aniso.storage import store_error
 from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
 
@@ -116,13 +119,21 @@ class MemoryController:
         """Validate, redact and store the user's message; InputError before storing junk."""
         cleaned = clean_message(text)
         now = self.clock()
-        redacted, types, notice = self.redact(cleaned)
-        llm_text = cleaned if self._llm_sees_raw() else redacted
-        withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
-        notices = [notice] if notice else []
-        if self.temporary:
-            return Observation(0, now, redacted, llm_text, notices, types, withheld)
-        stored = self.memory.store(redacted, at=now, session=self.session, pii_types=types)
+        try:
+            redacted, types, notice = self.redact(cleaned)  # writes the audit row
+            llm_text = cleaned if self._llm_sees_raw() else redacted
+            withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
+            notices = [notice] if notice else []
+            if self.temporary:
+                return Observation(0, now, redacted, llm_text, notices, types, withheld)
+            self.memory.dense.push_held()  # a turn that never reached its reply
+            stored = self.memory.store(
+                redacted, at=now, session=self.session, pii_types=types, defer_index=True
+            )
+        except (StoreError, sqlite3.OperationalError) as error:
+            # A full disk: say plainly that this message is not kept (the rest is intact).
+            cause = error if isinstance(error, StoreError) else store_error(error)
+            raise StoreError(f"{cause}; this message was not stored") from None
         self._correction_pending = is_correction(redacted)
         if self.profile is not None:
             try:
@@ -255,7 +266,16 @@ class MemoryController:
         self.memory.store_reply(observation.episode_id, stored_reply)
         used = [item for item in self.last_context if not item.outdated]
         self.memory.mark_used(used, at=self.clock())
+        self.write_behind()
 
     def remember_failure(self, observation: Observation, error: str) -> None:
+        log.warning("the reply to episode %s failed: %s", observation.episode_id, error)
         if not self.temporary:
             episodes.fail(self.db, observation.episode_id, error=error)
+            self.write_behind()
+
+    def write_behind(self) -> None:
+        """Send the turn's held vector to the vector index. `observe` holds it so the
+        user does not wait for the upsert; the reply is out now, so this costs no one
+        a wait, and the next turn's recall would find it held anyway."""
+        self.memory.dense.push_held()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -49,12 +50,45 @@ def _transient_types(litellm: Any) -> tuple[type[BaseException], ...]:
     return tuple(getattr(litellm.exceptions, name) for name in names)
 
 
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+MIN_SECRET_CHARS = 8
+
+
+def secret_values() -> list[str]:
+    """Values of environment variables that name a secret (`OPENAI_API_KEY`,
+    `ANISO_..._TOKEN`): provider errors sometimes quote the key they were given."""
+    return sorted(
+        {
+            value
+            for name, value in os.environ.items()
+            if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_CHARS
+        },
+        key=len,
+        reverse=True,
+    )
+
+
+def scrub_secrets(text: str) -> str:
+    """`text` with every secret environment value replaced by `[secret]`."""
+    for value in secret_values():
+        text = text.replace(value, "[secret]")
+    return text
+
+
 def describe_failure(error: BaseException) -> str:
-    """A one-line cause for a provider exception, without its traceback or request dump."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    """A one-line cause for a provider exception, without its traceback, its request
+    dump or any API key it quotes: the line is shown, logged and stored."""
+    # litellm wraps a stream's failure in MidStreamFallbackError; the cause is inside.
+    while isinstance(getattr(error, "original_exception", None), BaseException):
+        error = error.original_exception  # type: ignore[attr-defined]
+    name = type(error).__name__
+    text = str(error).strip().splitlines()[0] if str(error).strip() else name
     for prefix in ("litellm.", "Exception - "):
         text = text.replace(prefix, "")
-    return f"{type(error).__name__}: {text[:300]}"
+    text = text.split(" Original exception: ")[0]
+    while text.startswith(f"{name}: "):  # litellm repeats the type in its messages
+        text = text[len(name) + 2 :]
+    return scrub_secrets(f"{name}: {text[:300]}")
 
 
 @dataclass(frozen=True)
@@ -65,10 +99,20 @@ class CompletionRequest:
     response_format: dict[str, Any] | None = None
 
 
-class LLMGateway:
-    """Completions through litellm with a bounded number of retries.
+MIN_ATTEMPT_TIMEOUT_S = 1.0
+"""An attempt started near the end of the budget still gets this long to answer."""
 
-    `sleep` is injectable so tests of the backoff do not wait.
+
+class LLMGateway:
+    """Completions through litellm, retried with backoff within a bounded total time.
+
+    A transient failure (rate limit, timeout, 5xx, refused connection) is retried at
+    most `llm_retries` times, and never past `llm_budget_s`: each backoff sleep is cut
+    to what is left of the budget and each attempt's timeout too (an attempt that
+    starts at the very end still gets `MIN_ATTEMPT_TIMEOUT_S`), so a request takes at
+    most about the budget plus one attempt. `sleep` and `monotonic` are injectable so
+    tests of the backoff neither wait nor depend on the machine's speed; `attempts`
+    counts the calls made by the last request.
     """
 
     def __init__(
@@ -77,11 +121,16 @@ class LLMGateway:
         *,
         model: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
         extra_args: dict[str, Any] | None = None,
     ) -> None:
         self.model = model or settings.model
         self.timeout = settings.llm_timeout_s
         self.retries = settings.llm_retries
+        self.budget = settings.llm_budget_s
+        self.attempts = 0
+        self._monotonic = monotonic
+        self._deadline: float | None = None
         self.reply_max_tokens = settings.reply_max_tokens
         self._sleep = sleep
         self._extra_args = dict(extra_args or {})
@@ -142,7 +191,7 @@ class LLMGateway:
             "messages": request.messages,
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
-            "timeout": self.timeout,
+            "timeout": self._attempt_timeout(),
             "stream": stream,
             **self._extra_args,
         }
@@ -150,23 +199,40 @@ class LLMGateway:
             args["response_format"] = request.response_format
         return litellm.completion(**args)
 
+    def _attempt_timeout(self) -> float:
+        """The per-call timeout, cut to what is left of the request's budget."""
+        if self._deadline is None:
+            return self.timeout
+        left = self._deadline - self._monotonic()
+        return max(MIN_ATTEMPT_TIMEOUT_S, min(self.timeout, left))
+
     def _with_retries(self, call: Callable[[], Any]) -> Any:
         litellm = litellm_module()
         transient = _transient_types(litellm)
         delay = 0.5
-        for attempt in range(self.retries + 1):
-            try:
-                return call()
-            except (ModelError, ConfigError):
-                raise
-            except transient as error:
-                if attempt == self.retries:
+        self.attempts = 0
+        self._deadline = self._monotonic() + self.budget
+        try:
+            while True:
+                self.attempts += 1
+                try:
+                    return call()
+                except (ModelError, ConfigError):
+                    raise
+                except transient as error:
+                    left = self._deadline - self._monotonic()
+                    if self.attempts > self.retries or left <= 0:
+                        raise ModelError(
+                            f"model {self.model} failed after {self.attempts} "
+                            f"attempt{'s' if self.attempts > 1 else ''}: "
+                            f"{describe_failure(error)}; "
+                            "check that the model is reachable, or try again later"
+                        ) from None
+                    self._sleep(min(delay, left))
+                    delay = min(delay * 2, 8.0)
+                except Exception as error:
                     raise ModelError(
-                        f"model {self.model} failed after {attempt + 1} attempts: "
-                        f"{describe_failure(error)}"
+                        f"model {self.model} failed: {describe_failure(error)}"
                     ) from None
-                self._sleep(delay)
-                delay = min(delay * 2, 8.0)
-            except Exception as error:
-                raise ModelError(f"model {self.model} failed: {describe_failure(error)}") from None
-        raise AssertionError("unreachable")
+        finally:
+            self._deadline = None

@@ -36,6 +36,10 @@ class RedactingHandler(logging.handlers.RotatingFileHandler):
         finally:
             self._busy.on = False
 
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        """A log that cannot be written (a full disk) is dropped: logging's default
+        would print a traceback to the user's terminal for a diagnostics file."""
+
     def _open(self):  # type: ignore[no-untyped-def]
         previous = os.umask(0o077)  # the log is as private as the database: 0600
         try:

@@ -20,7 +20,7 @@ from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
 from aniso.settings import Settings
-from aniso.storage import open_db
+from aniso.storage import PRIVATE_UMASK, open_db
 from aniso.tiers.dense import DenseMemory
 from aniso.tiers.embeddings import make_embedder
 from aniso.tiers.memory import TieredMemory
@@ -57,11 +57,13 @@ def make_memory(
     embedder = make_embedder(settings.embedding)
 
     def open_index() -> ChromaIndex:
+        # An index found broken and rebuilt is worth telling the user, not only the log.
         return ChromaIndex.open(
-            path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=warn
+            path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=dense.note
         )
 
-    return TieredMemory(db, DenseMemory(db, embedder, open_index, warn=warn))
+    dense = DenseMemory(db, embedder, open_index, warn=warn)
+    return TieredMemory(db, dense)
 
 
 def build(
@@ -72,6 +74,9 @@ def build(
     temporary: bool = False,
 ) -> Services:
     clock = clock or make_clock(settings)
+    # Stores that create files later on their own (Chroma's folder, SQLite's WAL) follow
+    # the process umask: from here on, whatever this process creates is private.
+    os.umask(PRIVATE_UMASK)
     db = open_db(settings.data_dir)
     gateway = gateway or LLMGateway(settings)
     session = f"{clock():%Y%m%dT%H%M%S}-{os.getpid()}"

@@ -81,6 +81,11 @@ class Settings(BaseSettings):
     llm_retries: int = Field(2, ge=0, le=10)
     """Retries, with exponential backoff, after a transient LLM failure."""
 
+    llm_budget_s: float = Field(180.0, gt=0)
+    """Total time one request may spend on attempts and backoff sleeps before the
+    error is shown: retries never keep a user waiting longer than this (plus the
+    attempt under way, whose own timeout is cut to what is left of the budget)."""
+
     llm_sees: Literal["auto", "raw", "redacted"] = "auto"
     """Whether the LLM gets the raw or the redacted current message. `auto` sends raw
     text only to the embedded local model and redacted text to remote providers."""

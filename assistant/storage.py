@@ -7,6 +7,7 @@ the TUI, the nightly compactor and a second CLI process can share it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import functools
 import logging
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+PRIVATE_UMASK = 0o077
 
 
 def ensure_data_dir(path: Path) -> Path:
@@ -58,6 +60,30 @@ def loose_permissions(path: Path) -> list[Path]:
         if mode & 0o077:
             loose.append(candidate)
     return loose
+
+
+LOOSE_SHOWN = 3
+
+
+def permission_warning(path: Path) -> str | None:
+    """One line when the data dir or anything in it is open to other users, naming a
+    few of them and the fix. Checked at start-up, before the stores tighten them."""
+    if not path.is_dir():
+        return None
+    loose = loose_permissions(path)
+    if not loose:
+        return None
+    shown = ", ".join(
+        f"{entry.relative_to(path).as_posix() if entry != path else path} "
+        f"{stat.S_IMODE(entry.lstat().st_mode):04o}"
+        for entry in loose[:LOOSE_SHOWN]
+    )
+    more = f" and {len(loose) - LOOSE_SHOWN} more" if len(loose) > LOOSE_SHOWN else ""
+    return (
+        f"warning: the data dir holds your memory but {len(loose)} entries in it are open "
+        f"to other users ({shown}{more}); Aniso makes them private now (folders 0700, "
+        f"files 0600); if that fails, run: chmod -R go-rwx {path}"
+    )
 
 
 def tighten_permissions(path: Path) -> None:
@@ -210,25 +236,71 @@ def _open_db(data_dir: Path) -> sqlite_utils.Database:
         with _migration_lock(data_dir):
             migrate(db)
     except sqlite3.DatabaseError as error:
-        raise StoreError(f"cannot open database {db_path}: {error}") from None
+        raise StoreError(
+            f"cannot open database {db_path}: {error}; if it is damaged, move it aside "
+            "and restore the latest `aniso backup` in its place"
+        ) from None
     finally:
         os.umask(previous_umask)
     tighten_permissions(data_dir)
     return db
 
 
+FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+FULL_WORDS = ("disk is full", "disk i/o error", "no space", "too large", "quota")
+
+
+def is_write_failure(error: BaseException) -> bool:
+    """True for a failed write to the disk (full, over quota, over the file size
+    limit, an I/O error) as SQLite or the OS report it."""
+    if isinstance(error, OSError) and error.errno in FULL_ERRNOS:
+        return True
+    if isinstance(error, sqlite3.OperationalError):
+        return any(word in str(error).lower() for word in FULL_WORDS)
+    return False
+
+
+def store_error(error: BaseException, where: Path | str = "the data dir") -> StoreError:
+    """The one-line StoreError a user sees for a failed SQLite or disk operation."""
+    if is_write_failure(error):
+        reason = str(error) if isinstance(error, sqlite3.Error) else (error.strerror or error)
+        return StoreError(
+            f"cannot write to {where}: {reason} (is the disk full?); free some space and "
+            "try again: what was already stored is intact"
+        )
+    if isinstance(error, sqlite3.OperationalError) and "locked" in str(error).lower():
+        return StoreError(f"the database is busy or locked ({error}); try again")
+    return StoreError(f"the database failed: {error}; `aniso doctor` checks it")
+
+
+def _rollback(db: sqlite_utils.Database) -> None:
+    """Roll back what may be left; SQLite may already have done it (full disk)."""
+    try:
+        if db.conn.in_transaction:
+            db.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        log.warning("rollback failed: %s", error)
+
+
 @contextmanager
 def transaction(db: sqlite_utils.Database, *, immediate: bool = True) -> Iterator[None]:
     """One atomic unit of work. `BEGIN IMMEDIATE` takes the write lock at the start,
-    so concurrent writers queue on the busy timeout instead of failing mid-way."""
+    so concurrent writers queue on the busy timeout instead of failing mid-way.
+    A failed write (a full disk) rolls back and becomes a one-line StoreError."""
     try:
         db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     except sqlite3.OperationalError as error:
-        raise StoreError(f"the database is busy or locked ({error}); try again") from None
+        raise store_error(error) from None
     try:
         yield
+    except sqlite3.OperationalError as error:
+        _rollback(db)
+        raise store_error(error) from None
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
-    else:
+    try:
         db.execute("COMMIT")
+    except sqlite3.OperationalError as error:
+        _rollback(db)
+        raise store_error(error) from None

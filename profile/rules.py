@@ -14,11 +14,12 @@ builder) and this module is the engine that runs them:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import lexicon, vocab
+from aniso.profile import lexicon, prefilter, vocab
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta, make_op
 from aniso.profile.lexicon import Term
 
@@ -42,10 +43,13 @@ class Rule:
     name: str
     pattern: re.Pattern[str]
     build: Builder
+    needs: prefilter.Needs = ()
+    """Words any match contains (`prefilter`): without them the pattern is not run."""
 
 
 def rule(name: str, pattern: str, build: Builder) -> Rule:
-    return Rule(name, re.compile(pattern, re.IGNORECASE), build)
+    compiled = re.compile(pattern, re.IGNORECASE)
+    return Rule(name, compiled, build, prefilter.needs(compiled, mask=MASK))
 
 
 ITEMS = r"(?P<items>[^.;!?|]+)"
@@ -328,11 +332,22 @@ def is_statement(sentence: str) -> bool:
     return not (sentence.rstrip().endswith("?") or _INTERROGATIVE.search(sentence))
 
 
-def run(rules: tuple[Rule, ...], sentence: str) -> list[Op]:
-    """Every op the rules find in one sentence, masking each used span."""
+def run(
+    rules: tuple[Rule, ...], sentence: str, *, table: prefilter.Index | None = None
+) -> list[Op]:
+    """Every op the rules find in one sentence, masking each used span. `table` is
+    `prefilter.index` of the rules' needs, to skip building it per call."""
     working = sentence
+    # Masking only blanks characters out, so a word missing from the sentence is
+    # missing from every masked version of it too.
+    may = [True] * len(rules)
+    if prefilter.plain_text(sentence):
+        table = table or prefilter.index([each.needs for each in rules])
+        may = prefilter.candidates(table, sentence.lower())
     found: list[tuple[int, Op, str]] = []
-    for each in rules:
+    for each, possible in zip(rules, may, strict=True):
+        if not possible:
+            continue
         for m in each.pattern.finditer(working):
             hit = each.build(m)
             if hit is None:
@@ -351,15 +366,23 @@ def run(rules: tuple[Rule, ...], sentence: str) -> list[Op]:
     ]
 
 
-def extract_rules(text: str) -> ProfileDelta:
-    """The profile operations stated in `text`, in EN, RU and UK, by rules alone."""
+@functools.cache
+def _tables() -> tuple[tuple[Rule, ...], prefilter.Index]:
+    """Every language's rules in order, and their prefilter, built on first use."""
     from aniso.profile.rules_en import RULES as EN
     from aniso.profile.rules_ru import RULES as RU
 
+    rules = RU + EN
+    return rules, prefilter.index([each.needs for each in rules])
+
+
+def extract_rules(text: str) -> ProfileDelta:
+    """The profile operations stated in `text`, in EN, RU and UK, by rules alone."""
+    rules, table = _tables()
     ops: list[Op] = []
     for sentence in sentences(text):
         if is_statement(sentence):
-            ops += run(RU + EN, sentence)
+            ops += run(rules, sentence, table=table)
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     kept = []

@@ -10,6 +10,7 @@ a request, not a schedule.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -155,10 +156,12 @@ def describe(clause: str) -> str | None:
     return " ".join(words)
 
 
-def schedule_in(sentence: str) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=256)
+def schedule_in(sentence: str) -> tuple[tuple[str, str], ...]:
     """(canonical schedule, evidence clause) for each clause of a sentence that
-    states when the user has time."""
-    found = []
+    states when the user has time. Cached: both languages' rule tables ask about
+    every sentence, and staleness asks again about memories recalled turn after turn."""
+    found: list[tuple[str, str]] = []
     for clause in re.split(r"[,;]", sentence):
         if _NOT_MINE.search(clause):
             continue
@@ -168,4 +171,4 @@ def schedule_in(sentence: str) -> list[tuple[str, str]]:
         described = describe(clause)
         if described and described != "only":
             found.append((described, clause.strip()))
-    return found
+    return tuple(found)

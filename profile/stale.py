@@ -10,6 +10,7 @@ while a stale one presented as current is exactly the failure plain RAG makes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -73,7 +74,16 @@ class StaleCheck:
             found = self._contradiction(op, at) or self._superseded_statement(op, at)
             if found:
                 return found
-        return self._superseded_mention(text, at) or self._banned_mention(text)
+        # Finding mentions costs about as much as the rules: only when a check needs
+        # them, and once for both.
+        found_mentions: list[list[lexicon.Mention]] = []
+
+        def mentions() -> list[lexicon.Mention]:
+            if not found_mentions:
+                found_mentions.append(positive_mentions(text))
+            return found_mentions[0]
+
+        return self._superseded_mention(text, at, mentions) or self._banned_mention(text, mentions)
 
     def _since(self, field: str, value: str) -> datetime | None:
         for entry in self.profile.entries(field):
@@ -118,9 +128,10 @@ class StaleCheck:
                 return f"says {op.field} {op.value!r}, which ended on {ended}"
         return None
 
-    def _superseded_mention(self, text: str, at: datetime) -> str | None:
+    def _superseded_mention(
+        self, text: str, at: datetime, mentions: Callable[[], list[lexicon.Mention]]
+    ) -> str | None:
         """A value that was still current when the memory was written, and has ended."""
-        mentioned = {m.term.canonical for m in positive_mentions(text)}
         lowered = text.lower()
         for row in self.superseded:
             if row.ended is None or row.ended <= at or not is_list_field(row.field):
@@ -128,17 +139,19 @@ class StaleCheck:
             if row.value in self.profile.values(row.field):
                 continue  # said again since: current after all
             term = lexicon.by_canonical(row.value)
-            if (term and term.canonical in mentioned) or (
+            if (term and term.canonical in {m.term.canonical for m in mentions()}) or (
                 term is None and row.value.lower() in lowered
             ):
                 ended = row.ended.date().isoformat()
                 return f"mentions {row.value!r} ({row.field}), superseded on {ended}"
         return None
 
-    def _banned_mention(self, text: str) -> str | None:
+    def _banned_mention(
+        self, text: str, mentions: Callable[[], list[lexicon.Mention]]
+    ) -> str | None:
         """A mention of something a current constraint rules out."""
         bans = conflicts.current_bans(self.profile)
-        for mention in positive_mentions(text):
+        for mention in mentions() if bans else []:
             for ban in bans:
                 if ban.forbids_term(mention.term):
                     return f"mentions {mention.term.canonical!r}, which {ban.reason}"

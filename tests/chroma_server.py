@@ -51,8 +51,8 @@ def _answers(url: str) -> bool:
 class ChromaServer:
     """One `chroma run` subprocess; `stop()` may be called early (then it is a no-op)."""
 
-    def __init__(self, data: Path, log: Path) -> None:
-        self.port = free_port()
+    def __init__(self, data: Path, log: Path, *, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://{HOST}:{self.port}"
         self._log_path = log
         # The Rust server sends no product telemetry and exports traces only when its
@@ -96,9 +96,11 @@ class ChromaServer:
 
 
 @contextmanager
-def running_chroma(base: Path) -> Iterator[ChromaServer]:
-    """Start a server with its data under `base`; it is stopped however the block ends."""
-    server = ChromaServer(base / "data", base / "server.log")
+def running_chroma(base: Path, *, port: int | None = None) -> Iterator[ChromaServer]:
+    """Start a server with its data under `base` (on `port`, else a free one); it is
+    stopped however the block ends."""
+    base.mkdir(parents=True, exist_ok=True)
+    server = ChromaServer(base / "data", base / "server.log", port=port)
     try:
         server.wait_ready()
         yield server

@@ -37,6 +37,15 @@ def test_bench_scale_reports_sizes_ratio_and_plans(data_dir: Path) -> None:
             stats = row[key]
             assert 0 < stats["p50"] <= stats["p95"] <= stats["max"], key
         assert row["sqlite_bytes"] > 0 and row["chroma_bytes"] > 0
+        # Exclusive time per phase: every phase is there and they add up to the turn.
+        phases = row["phases_ms"]
+        assert set(phases) == {"wall", "cpu"}
+        for clock, total in (("wall", "observe_recall_ms"), ("cpu", "observe_recall_cpu_ms")):
+            assert set(phases[clock]) == {"guard", "embed", "profile", "store", "recall", "other"}
+            assert all(phases[clock][p]["mean"] > 0 for p in ("embed", "store", "recall"))
+            summed = sum(stats["mean"] for stats in phases[clock].values())
+            assert abs(summed - row[total]["mean"]) <= 0.1 * row[total]["mean"] + 0.5, clock
+        assert 0 < row["write_behind_ms"]["p50"] <= row["write_behind_ms"]["max"]
     assert figures["queries"] == 5
     ratio = figures["write_cost_ratio"]
     assert (ratio["from_episodes"], ratio["to_episodes"]) == (50, 200)

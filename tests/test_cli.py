@@ -147,3 +147,28 @@ def test_an_unexpected_bug_is_one_line_not_a_traceback(monkeypatch: pytest.Monke
     assert lines[0].startswith("aniso: internal error: KeyError at test_cli.py:")
     monkeypatch.setenv("ANISO_DEBUG", "1")
     assert "Traceback" in CliRunner().invoke(root, ["broken"]).output
+
+
+def test_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """`aniso config | head -1`: the reader leaves early; no internal error follows."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import RUNNER
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will read: the first write fails with EPIPE
+    try:
+        result = subprocess.run(
+            [sys.executable, str(RUNNER), "--", "config"],
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert b"internal error" not in result.stderr, result.stderr
+    assert b"Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip() == b""

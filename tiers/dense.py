@@ -2,6 +2,13 @@
 
 Writes go through an outbox row committed with the episode, so a vector index that
 is down or corrupt never loses a write: the outbox is replayed once it is back.
+
+Write-behind: a chat turn's own vector need not reach the index before the reply
+(an embedded Chroma upsert costs about as much as the whole recall). The turn
+*holds* it: the outbox row is committed as always, the vector stays in process
+memory, `search` scores held vectors next to the index's hits (so they are found
+exactly as if pushed), and `push_held` sends them after the reply. A crash loses
+only the in-memory copy; the outbox replays the write on the next flush.
 Ids are `e:<episode id>` for episodes and `b:<block id>` for warm summaries and
 cold capsules.
 """
@@ -9,6 +16,7 @@ cold capsules.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -54,7 +62,9 @@ class DenseMemory:
         self._index: VectorIndex | None = None
         self.warn = warn
         self.degraded: str | None = None
+        self._notices: list[str] = []
         self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
+        self._held: dict[str, np.ndarray] = {}  # queued in the outbox, not yet pushed
 
     @property
     def index(self) -> VectorIndex:
@@ -63,6 +73,17 @@ class DenseMemory:
             if getattr(self._index, "rebuilt", False):
                 self.requeue_all()
         return self._index
+
+    def note(self, message: str) -> None:
+        """Log a one-off warning and keep it for the next recall to show the user
+        (e.g. the index was unreadable and is rebuilt): a silent log is not enough."""
+        self.warn(message)
+        self._notices.append(message)
+
+    def take_notices(self) -> list[str]:
+        """The warnings noted since the last call, each shown once."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of `texts`; the last few single texts are remembered, because a
@@ -80,6 +101,9 @@ class DenseMemory:
 
     def enqueue(self, op: str, key: str, *, at: datetime) -> None:
         """Inside the caller's transaction: remember that the index must change."""
+        if op != "upsert":
+            # The outbox now orders this key's writes: its upsert replays from SQLite.
+            self._held.pop(key, None)
         self.db.execute(
             "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, at.isoformat()]
         )
@@ -95,6 +119,32 @@ class DenseMemory:
             return
         self._clear(keys, "upsert")
 
+    def hold(self, key: str, vector: np.ndarray) -> None:
+        """Keep the vector of an upsert already queued in the outbox, to push it later
+        (`push_held`); until then `search` finds it as if it were in the index."""
+        self._held[key] = np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def push_held(self) -> None:
+        """Push every held vector whose upsert is still queued (an erasure may have
+        taken it off the outbox since), then forget them."""
+        held, self._held = self._live_held(), {}
+        if held:
+            self.push(list(held), np.vstack(list(held.values())))
+
+    def _live_held(self) -> dict[str, np.ndarray]:
+        if not self._held:
+            return {}
+        keys = list(self._held)
+        marks = ",".join("?" * len(keys))
+        queued = {
+            ref
+            for (ref,) in self.db.execute(
+                f"SELECT ref FROM outbox WHERE op = 'upsert' AND ref IN ({marks})", keys
+            )
+        }
+        self._held = {key: self._held[key] for key in keys if key in queued}
+        return dict(self._held)
+
     def _clear(self, keys: Sequence[str], op: str) -> None:
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
@@ -107,17 +157,26 @@ class DenseMemory:
             self.warn(message)
         self.degraded = message
 
-    def flush(self, text_of: Callable[[Sequence[str]], dict[str, str]]) -> int:
-        """Replay pending index writes from SQLite; returns how many were applied."""
+    def flush(
+        self, text_of: Callable[[Sequence[str]], dict[str, str]], *, keep_held: bool = False
+    ) -> int:
+        """Replay pending index writes from SQLite; returns how many were applied.
+        With `keep_held`, held vectors stay held (a search finds them anyway)."""
         applied = 0
         try:
             _ = self.index  # opening a lost index queues everything again, before we read
         except StoreError as error:
             self._degrade(error)
             return applied
+        if not keep_held:
+            self.push_held()
+        held = list(self._held)
+        skip = (
+            f"WHERE NOT (op = 'upsert' AND ref IN ({','.join('?' * len(held))})) " if held else ""
+        )
         while True:
             rows = self.db.execute(
-                "SELECT id, op, ref FROM outbox ORDER BY id LIMIT ?", [OUTBOX_BATCH]
+                f"SELECT id, op, ref FROM outbox {skip}ORDER BY id LIMIT ?", [*held, OUTBOX_BATCH]
             ).fetchall()
             if not rows:
                 self.degraded = None
@@ -131,8 +190,12 @@ class DenseMemory:
     def _apply(
         self, rows: list[tuple[int, str, str]], text_of: Callable[[Sequence[str]], dict[str, str]]
     ) -> int:
-        deletes = [ref for _, op, ref in rows if op == "delete"]
-        upserts = list(dict.fromkeys(ref for _, op, ref in rows if op == "upsert"))
+        last_op: dict[str, str] = {}
+        for _, op, ref in rows:  # in outbox order: a key's latest operation wins
+            last_op.pop(ref, None)
+            last_op[ref] = op
+        deletes = [ref for ref, op in last_op.items() if op == "delete"]
+        upserts = [ref for ref, op in last_op.items() if op == "upsert"]
         if deletes:
             self.index.delete(deletes)
         texts = text_of(upserts)
@@ -149,19 +212,38 @@ class DenseMemory:
         return len(rows)
 
     def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
-        """Nearest keys, best first; empty (with a warning) when the index is down."""
+        """Nearest keys with their cosine, best first, held vectors included; empty
+        (with a warning) when the index is down."""
         try:
-            return self.index.query(vector, k)
+            hits = self.index.query(vector, k)
         except StoreError as error:
             self._degrade(error)
             return []
+        held = self._live_held()
+        if not held:
+            return hits
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        matrix = np.vstack(list(held.values()))
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+        cosines = (matrix @ query) / np.maximum(norms, 1e-12)
+        merged = dict(hits)  # a held vector is newer than the index's copy of its key
+        merged.update(
+            (key, float(min(1.0, max(-1.0, c)))) for key, c in zip(held, cosines, strict=True)
+        )
+        return sorted(merged.items(), key=lambda hit: -hit[1])[:k]
 
     def requeue_all(self) -> None:
         """After the index was lost: queue every searchable item again."""
-        self.db.execute(
-            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
-        )
-        self.db.execute(
-            "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
-            "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
-        )
+        queue_everything(self.db.conn)
+
+
+def queue_everything(conn: sqlite3.Connection) -> None:
+    """Queue an upsert of every searchable item, so an index that starts empty (lost,
+    or never there, as in a restored backup) is refilled from SQLite on first use."""
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
+    )
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
+        "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
+    )

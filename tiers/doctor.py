@@ -7,17 +7,48 @@ with SQLite.
 
 from __future__ import annotations
 
+import sqlite3
+
 import sqlite_utils
 
 from aniso.tiers.dense import DenseMemory, block_key, episode_key
 
+RESTORE_HINT = (
+    "copy the database aside, then restore the latest `aniso backup` into the data dir "
+    "(vectors are rebuilt from it)"
+)
+INTEGRITY_LINES = 3
+
 
 def check(db: sqlite_utils.Database, dense: DenseMemory | None = None) -> list[str]:
-    """Every problem found, one line each; an empty list means healthy."""
+    """Every problem found, one line each; an empty list means healthy.
+
+    A damaged file makes SQLite raise from any query, the integrity check included:
+    that is a finding too, never a crash of the checker.
+    """
+    try:
+        problems = _integrity(db)
+        if problems:
+            return problems  # the other checks would read the damaged pages
+        problems = _tiers(db)
+    except sqlite3.DatabaseError as error:
+        return [f"SQLite cannot read the database ({error}); {RESTORE_HINT}"]
+    if dense is not None:
+        problems.extend(_check_dense(db, dense))
+    return problems
+
+
+def _integrity(db: sqlite_utils.Database) -> list[str]:
+    rows = [row[0] for row in db.execute("PRAGMA integrity_check").fetchall()]
+    if rows == ["ok"]:
+        return []
+    shown = "; ".join(rows[:INTEGRITY_LINES])
+    more = f" (and {len(rows) - INTEGRITY_LINES} more)" if len(rows) > INTEGRITY_LINES else ""
+    return [f"SQLite integrity check failed: {shown}{more}; {RESTORE_HINT}"]
+
+
+def _tiers(db: sqlite_utils.Database) -> list[str]:
     problems: list[str] = []
-    integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-    if integrity != "ok":
-        problems.append(f"SQLite integrity check: {integrity}")
     both = db.execute(
         "SELECT count(*) FROM episodes e JOIN archive a ON a.episode_id = e.id "
         "WHERE a.status = 'archived'"
@@ -43,8 +74,6 @@ def check(db: sqlite_utils.Database, dense: DenseMemory | None = None) -> list[s
     ).fetchone()[0]
     if fts_extra or fts_missing:
         problems.append(f"lexical index out of step: {fts_extra} stale rows, {fts_missing} missing")
-    if dense is not None:
-        problems.extend(_check_dense(db, dense))
     return problems
 
 

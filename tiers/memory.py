@@ -87,8 +87,10 @@ class TieredMemory:
         ref: str | None = None,
         status: str = "pending",
         vector: np.ndarray | None = None,
+        defer_index: bool = False,
     ) -> StoredEpisode:
-        """Store one redacted user message as an episode in the hot tier."""
+        """Store one redacted user message as an episode in the hot tier. With
+        `defer_index` its vector is held for `dense.push_held` (write-behind)."""
         if vector is None:
             vector = self.dense.embed([user_text])[0]
         terms = stems(user_text)
@@ -129,7 +131,10 @@ class TieredMemory:
             if markers.resolves_problem(user_text):
                 _close_related_problem(self.db, block_id, _salient_terms(terms))
             self.dense.enqueue("upsert", episode_key(episode_id), at=at)
-        self.dense.push([episode_key(episode_id)], vector[None, :])
+        if defer_index:
+            self.dense.hold(episode_key(episode_id), vector)
+        else:
+            self.dense.push([episode_key(episode_id)], vector[None, :])
         return StoredEpisode(episode_id, block_id, new_block, reason)
 
     def store_reply(self, episode_id: int, reply: str) -> None:
@@ -172,7 +177,7 @@ class TieredMemory:
         exclude_episodes: Sequence[int] = (),
     ) -> RecallResult:
         """Hybrid recall with provenance, best first. Never raises on a dead vector index."""
-        self.dense.flush(self.texts_for)
+        self.dense.flush(self.texts_for, keep_held=True)
         lexical_hits = [
             (episode_key(i), score)
             for i, score in lexical.search_scored(
@@ -193,10 +198,12 @@ class TieredMemory:
         items = _lift_neighbours(items, _restored_order(self.db, items))
         items = self._expand(items, query, now=now, exclude=excluded)
         ranked = self._rank(items, now=now)
-        deduped = _dedupe(_relevant(ranked))[:limit]
+        deduped = _dedupe(_relevant(ranked), limit=limit)
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
-        warnings = [self.dense.degraded] if self.dense.degraded else []
+        warnings = self.dense.take_notices()
+        if self.dense.degraded:
+            warnings.append(self.dense.degraded)
         return RecallResult(items=deduped, warnings=warnings)
 
     def _materialise(self, scores: dict[str, float], *, exclude: set[int]) -> list[_Hit]:
@@ -504,11 +511,14 @@ def _pairs(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[tupl
     return db.execute(sql.format(marks), list(ids)).fetchall() if ids else []
 
 
-def _dedupe(hits: list[_Hit]) -> list[MemoryItem]:
+def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
+    """The first `limit` distinct hits as items (counting tokens only for those)."""
     seen_keys: set[str] = set()
     seen_texts: set[str] = set()
-    items = []
+    items: list[MemoryItem] = []
     for hit in hits:
+        if len(items) >= limit:
+            break
         normalised = " ".join(hit.text.split("\n(reply:")[0].lower().split())
         if hit.key in seen_keys or normalised in seen_texts:
             continue

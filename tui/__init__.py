@@ -15,9 +15,11 @@ if TYPE_CHECKING:
 def run(settings: Settings) -> None:
     """Open the app on a terminal; returns when the user quits."""
     from aniso.logs import log_to_data_dir
-    from aniso.storage import ensure_data_dir
+    from aniso.storage import ensure_data_dir, permission_warning
     from aniso.tui.app import AnisoApp
     from aniso.tui.backend import Backend
 
+    warning = permission_warning(settings.data_dir)
     log_to_data_dir(ensure_data_dir(settings.data_dir))
-    AnisoApp(Backend(settings), schedule=True).run()
+    notices = (warning,) if warning else ()
+    AnisoApp(Backend(settings), schedule=True, notices=notices).run()

@@ -65,10 +65,14 @@ class AnisoApp(App[None]):
     #main { height: 1fr; }
     """
 
-    def __init__(self, backend: Backend, *, schedule: bool = False) -> None:
+    def __init__(
+        self, backend: Backend, *, schedule: bool = False, notices: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.backend = backend
         self.schedule = schedule
+        self.startup_notices = notices
+        """Start-up warnings (e.g. a data dir open to other users), shown once mounted."""
         self.generating = False
         self._cancel = threading.Event()
         self._redacted: list[str] = []
@@ -84,6 +88,8 @@ class AnisoApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        for notice in self.startup_notices:
+            self.notify(notice, severity="warning", timeout=30)
         self.refresh_status()
         self.query_one(Composer).focus()
         self._busy = "loading memory..."

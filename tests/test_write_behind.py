@@ -1,0 +1,169 @@
+"""Write-behind of a turn's vector: held in memory and the outbox, found by search as
+if pushed, pushed after the reply, replayed after a crash, never resurrected."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fakes import ScriptedLLM
+
+from aniso.clock import SimulatedClock
+from aniso.forget import forget, plan_search
+from aniso.services import Services, build, make_memory
+from aniso.settings import load_settings
+from aniso.storage import open_db
+from aniso.tiers.dense import episode_key
+from aniso.tiers.memory import TieredMemory
+
+TEXTS = [
+    "The boiler makes a knocking noise every morning",
+    "We booked the train to Lisbon for the second week of May",
+    "My sister recommended a sourdough recipe with rye flour",
+    "The dentist moved my appointment to Thursday afternoon",
+]
+
+
+@pytest.fixture
+def memory(data_dir: Path) -> TieredMemory:
+    return make_memory(load_settings(), open_db(data_dir))
+
+
+def outbox(memory: TieredMemory) -> list[tuple[str, str]]:
+    return [tuple(row) for row in memory.db.execute("SELECT op, ref FROM outbox ORDER BY id")]
+
+
+def vectors(count: int, seed: int = 3) -> np.ndarray:
+    matrix = np.random.default_rng(seed).normal(size=(count, 384)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_a_held_vector_is_searchable_and_pushed_later(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    given = vectors(len(TEXTS))
+    for text, vector in zip(TEXTS[:-1], given, strict=False):
+        memory.store(text, at=clock(), session="s", vector=vector)
+        clock.advance(timedelta(minutes=1))
+    pushed = memory.dense.search(given[-1], k=2)
+    held = memory.store(TEXTS[-1], at=clock(), session="s", vector=given[-1], defer_index=True)
+    key = episode_key(held.episode_id)
+    assert outbox(memory) == [("upsert", key)]
+    assert key not in memory.dense.index.ids()
+    # Found exactly as a pushed vector would be, the others keep their cosine.
+    found = memory.dense.search(given[-1], k=3)
+    assert found[0][0] == key and found[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [k for k, _ in found[1:]] == [k for k, _ in pushed]
+    assert [c for _, c in found[1:]] == pytest.approx([c for _, c in pushed], abs=1e-6)
+    # A recall leaves it held: it is found without an upsert on the way.
+    items = memory.recall("dentist appointment Thursday", now=clock()).items
+    assert items[0].episode_id == held.episode_id
+    assert key not in memory.dense.index.ids()
+    memory.dense.push_held()
+    assert key in memory.dense.index.ids()
+    assert outbox(memory) == []
+    after = memory.dense.search(given[-1], k=3)
+    assert [k for k, _ in after] == [k for k, _ in found]
+    assert [c for _, c in after] == pytest.approx([c for _, c in found], abs=1e-5)
+
+
+def test_search_with_held_vectors_ranks_as_after_the_push(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    given = vectors(12, seed=5)
+    for index, vector in enumerate(given):
+        memory.store(
+            f"note {index} about {TEXTS[index % 4]}",
+            at=clock(),
+            session="s",
+            vector=vector,
+            defer_index=index % 2 == 0,
+        )
+        clock.advance(timedelta(minutes=1))
+    query = given[0] + given[3] + 0.5 * given[8]
+    query /= np.linalg.norm(query)
+    before = memory.dense.search(query, k=5)
+    memory.dense.push_held()
+    after = memory.dense.search(query, k=5)
+    assert [key for key, _ in before] == [key for key, _ in after]
+    assert [score for _, score in before] == pytest.approx([score for _, score in after], abs=1e-5)
+
+
+def test_a_crash_before_the_push_loses_nothing(data_dir: Path, clock: SimulatedClock) -> None:
+    first = make_memory(load_settings(), open_db(data_dir))
+    held = first.store(TEXTS[0], at=clock(), session="s", defer_index=True)
+    first.dense.index.close()  # the process dies: the held copy is gone
+    again = make_memory(load_settings(), open_db(data_dir))
+    items = again.recall("boiler knocking noise", now=clock()).items
+    assert [item.episode_id for item in items] == [held.episode_id]
+    assert episode_key(held.episode_id) in again.dense.index.ids()
+    assert outbox(again) == []
+
+
+def test_a_queued_delete_wins_over_a_held_vector(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    held = memory.store(TEXTS[1], at=clock(), session="s", defer_index=True)
+    key = episode_key(held.episode_id)
+    memory.dense.enqueue("delete", key, at=clock())  # e.g. compaction drops the episode
+    memory.dense.push_held()
+    assert key not in memory.dense.index.ids()
+    assert outbox(memory) == [("upsert", key), ("delete", key)]  # replayed in order
+
+
+def test_a_batch_replays_each_key_by_its_latest_operation(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    """An upsert then a delete of the same key in one replay batch leaves it out of the
+    index, even while its text is still in SQLite (a later upsert would bring it back)."""
+    kept = memory.store(TEXTS[2], at=clock(), session="s")
+    key = episode_key(kept.episode_id)
+    assert key in memory.dense.index.ids()
+    memory.dense.enqueue("upsert", key, at=clock())
+    memory.dense.enqueue("delete", key, at=clock())
+    memory.dense.flush(memory.texts_for)
+    assert key not in memory.dense.index.ids()
+    memory.dense.enqueue("delete", key, at=clock())
+    memory.dense.enqueue("upsert", key, at=clock())
+    memory.dense.flush(memory.texts_for)
+    assert key in memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
+@pytest.fixture
+def services(llm: ScriptedLLM, data_dir: Path, clock: SimulatedClock) -> Services:
+    return build(load_settings({"model": "fake/scripted", "llm_retries": 0}), clock=clock)
+
+
+def test_a_chat_turn_pushes_its_vector_after_the_reply(services: Services) -> None:
+    controller = services.controller
+    dense = controller.memory.dense
+    observation = controller.observe(TEXTS[2])
+    key = episode_key(observation.episode_id)
+    controller.recall(observation.stored_text, current_episode=observation.episode_id)
+    assert key not in dense.index.ids()  # the user did not wait for the upsert
+    controller.remember_reply(observation, "Rye makes a denser loaf.")
+    assert key in dense.index.ids()
+    assert outbox(controller.memory) == []
+    reply = services.assistant.send(TEXTS[3])
+    assert episode_key(reply.episode_id) in dense.index.ids()
+    assert outbox(controller.memory) == []
+
+
+def test_a_failed_turn_pushes_its_vector_too(services: Services, llm: ScriptedLLM) -> None:
+    llm.reply(ValueError("upstream exploded"))
+    reply = services.assistant.send(TEXTS[0])
+    assert reply.error is not None and "upstream exploded" in reply.error
+    assert episode_key(reply.episode_id) in services.controller.memory.dense.index.ids()
+
+
+def test_a_forgotten_held_vector_is_never_pushed(services: Services) -> None:
+    controller = services.controller
+    observation = controller.observe("The boiler makes a knocking noise every morning")
+    key = episode_key(observation.episode_id)
+    forget(services, plan_search(services.db, "boiler"), remove_profile=False)
+    assert controller.memory.dense.search(controller.memory.dense.embed([TEXTS[0]])[0], k=5) == []
+    controller.write_behind()
+    assert key not in controller.memory.dense.index.ids()
