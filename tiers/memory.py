@@ -36,7 +36,6 @@ LEXICAL_WEIGHT = 0.45  # the dense side gets the rest
 # A reply is often found through the message it answers ("what are you researching?"
 # → "adoption agencies"): a matching episode lifts its neighbours in the same thread.
 NEIGHBOUR_LIFT = 0.5  # 26: 0.3 → 0.706, 0.4 → 0.739, 0.5 → 0.743, 0.6 → 0.738 (R@10)
-STRONG_MATCH = 1.0  # the best match on both the lexical and the dense side
 EXPAND_FROM = 5
 RELEVANCE_FLOOR = 0.3  # of the best hit's score; LoCoMo 26: no loss at 0.3, a loss at 0.45
 TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
