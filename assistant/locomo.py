@@ -309,7 +309,9 @@ def _prepare(
     def recall(question: str) -> list[tuple[str | None, int]]:
         items = memory.recall(question, now=now, limit=40).items
         if tiers:
-            chosen, state["previous"] = unpack.blocks_to_unpack(question, items, state["previous"])
+            chosen, state["previous"] = unpack.blocks_to_unpack(
+                question, items, state["previous"], score=settings.unpack_score
+            )
             restored = [b for b in chosen if unpack.deep(memory, b, now=now) is not None]
             if restored:
                 state["restored"] += len(restored)

@@ -20,7 +20,8 @@ from aniso.tiers.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 
 # An old item this relevant (fused score after actuality, the scale of `memory.fuse`)
-# restores its block. Calibrated on LoCoMo conversation 26, checked on 30 (held out).
+# restores its block: the default of `Settings.unpack_score`. Calibrated on LoCoMo
+# conversation 26, checked on 30 (held out).
 UNPACK_SCORE = 0.5
 UNPACK_WINDOW = 10  # old items that could reach an answer's top 10
 UNPACK_MOST = 2  # blocks restored per turn at most: a turn must stay quick
@@ -38,28 +39,28 @@ def asks_for_detail(text: str) -> bool:
 
 
 def block_to_unpack(
-    query: str, items: list[MemoryItem], previous: set[int]
+    query: str, items: list[MemoryItem], previous: set[int], *, score: float = UNPACK_SCORE
 ) -> tuple[int | None, set[int]]:
     """The first block `blocks_to_unpack` would restore, if any, and this turn's old blocks."""
-    chosen, current = blocks_to_unpack(query, items, previous)
+    chosen, current = blocks_to_unpack(query, items, previous, score=score)
     return (chosen[0] if chosen else None), current
 
 
 def blocks_to_unpack(
-    query: str, items: list[MemoryItem], previous: set[int]
+    query: str, items: list[MemoryItem], previous: set[int], *, score: float = UNPACK_SCORE
 ) -> tuple[list[int], set[int]]:
     """Which warm or cold blocks to restore now (DESIGN §3, migration up), best first,
     and the old blocks of this turn (pass them as `previous` next turn).
 
     Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
     topic that keeps developing (the same old block among the top items in two
-    consecutive turns, which is also "active use" for warm), or relevance above
-    UNPACK_SCORE for an old item that could reach the top 10 (at most UNPACK_MOST
-    blocks: a capsule or a warm summary only says *that* something was said; its
-    episodes must come back to compete with the hot ones). A block the profile has
-    made outdated is restored only on an explicit request (the user asked for the
-    past; its episodes come back marked outdated, the profile still wins): on its
-    own it would only bring back a stale fact.
+    consecutive turns, which is also "active use" for warm), or relevance of at
+    least `score` (the setting `unpack_score`) for an old item that could reach the
+    top 10 (at most UNPACK_MOST blocks: a capsule or a warm summary only says *that*
+    something was said; its episodes must come back to compete with the hot ones).
+    A block the profile has made outdated is restored only on an explicit request
+    (the user asked for the past; its episodes come back marked outdated, the
+    profile still wins): on its own it would only bring back a stale fact.
     """
     if asks_for_detail(query):
         # A current memory first; an outdated one only when it is all there is.
@@ -69,7 +70,7 @@ def blocks_to_unpack(
     old = [item for item in items[:UNPACK_WINDOW] if item.tier != "hot" and not item.outdated]
     current = {item.block_id for item in items[:3] if item.tier != "hot" and not item.outdated}
     developing = [item.block_id for item in old if item.block_id in previous]
-    relevant = [item.block_id for item in old if item.score >= UNPACK_SCORE]
+    relevant = [item.block_id for item in old if item.score >= score]
     chosen = list(dict.fromkeys(developing + relevant))[:UNPACK_MOST]
     return chosen, current
 
