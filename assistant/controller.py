@@ -169,8 +169,8 @@ class MemoryController:
         items = run()
         if self._correction_pending:
             self._record_miss(items, episode_id=current_episode)
-        block = self._block_to_unpack(query, items)
-        if block is not None:
+        restored_any = False
+        for block in self._blocks_to_unpack(query, items):
             restored = unpack.deep(
                 self.memory,
                 block,
@@ -179,7 +179,9 @@ class MemoryController:
             )
             if restored is not None:
                 self.restored.append(restored)
-                items = run()
+                restored_any = True
+        if restored_any:
+            items = run()
         return items
 
     def _record_miss(self, held: list[MemoryItem], *, episode_id: int | None) -> None:
@@ -204,12 +206,12 @@ class MemoryController:
             {"at": self.clock().isoformat(), "kind": "miss", "detail": json.dumps(detail)}
         )
 
-    def _block_to_unpack(self, query: str, items: list[MemoryItem]) -> int | None:
-        """Which warm or cold block to restore now (the policy: `unpack.block_to_unpack`)."""
-        block, self._previous_old_blocks = unpack.block_to_unpack(
-            query, items, self._previous_old_blocks
+    def _blocks_to_unpack(self, query: str, items: list[MemoryItem]) -> list[int]:
+        """Which warm or cold blocks to restore now (the policy: `unpack.blocks_to_unpack`)."""
+        blocks, self._previous_old_blocks = unpack.blocks_to_unpack(
+            query, items, self._previous_old_blocks, score=self.settings.unpack_score
         )
-        return block
+        return blocks
 
     def _current_block(self, episode_id: int | None) -> int | None:
         if not episode_id:

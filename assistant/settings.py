@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     cold_days: float = Field(90.0, gt=0)
     """Days without access after which a warm block moves to cold."""
 
+    unpack_score: float = Field(0.5, ge=0)
+    """Relevance (the fused recall score, about 0 to 1.5) at which a warm or cold memory
+    in the top 10 is restored by itself; raise it to keep old memories packed until asked."""
+
     context_budget_tokens: int = Field(2000, ge=200)
     """Tokens of profile plus memories injected into each prompt."""
 

@@ -32,8 +32,10 @@ def select(app, block_id: int) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_recalled_items_show_tier_age_tokens_and_unpack(
-    llm: ScriptedLLM, clock: SimulatedClock
+    llm: ScriptedLLM, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Old memories stay packed until asked, so the cold item is there to act on.
+    monkeypatch.setenv("ANISO_UNPACK_SCORE", "100")
     cold = seed_cold_yoga(clock)
     app = make_app(clock)
     async with app.run_test(size=SIZE) as pilot:
@@ -60,7 +62,11 @@ async def test_recalled_items_show_tier_age_tokens_and_unpack(
         assert [(tier, size) for _, tier, size in restored] == [("hot", len(YOGA))]
 
 
-async def test_pin_and_forget_with_confirmation(llm: ScriptedLLM, clock: SimulatedClock) -> None:
+async def test_pin_and_forget_with_confirmation(
+    llm: ScriptedLLM, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Old memories stay packed until asked, so the cold item is there to act on.
+    monkeypatch.setenv("ANISO_UNPACK_SCORE", "100")
     cold = seed_cold_yoga(clock)
     app = make_app(clock)
     async with app.run_test(size=SIZE) as pilot:

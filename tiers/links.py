@@ -112,6 +112,22 @@ def neighbours(
     return sorted(strong, key=lambda item: -item[1])[:limit]
 
 
+def inherit(db: sqlite_utils.Database, new: int, old: int, *, at: datetime) -> None:
+    """A restored block takes its original's place in the graph: the same terms and
+    the same links (refreshed), so expansion reaches what the original reached."""
+    db.execute(
+        "INSERT OR IGNORE INTO block_terms (term, block_id) "
+        "SELECT term, ? FROM block_terms WHERE block_id = ?",
+        [new, old],
+    )
+    for other, weight in db.execute(
+        "SELECT b, weight FROM links WHERE a = ? UNION ALL SELECT a, weight FROM links WHERE b = ?",
+        [old, old],
+    ).fetchall():
+        if other != new:
+            add(db, new, other, weight=weight, reason="restored", at=at)
+
+
 def remove_block(db: sqlite_utils.Database, block_id: int) -> None:
     db.execute("DELETE FROM links WHERE a = ? OR b = ?", [block_id, block_id])
     db.execute("DELETE FROM block_terms WHERE block_id = ?", [block_id])

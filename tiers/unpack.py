@@ -17,9 +17,14 @@ from aniso.prompt import MemoryItem
 from aniso.storage import transaction
 from aniso.tiers import archive, blocks, lexical, links
 from aniso.tiers.dense import block_key, episode_key
-from aniso.tiers.memory import STRONG_MATCH, TieredMemory
+from aniso.tiers.memory import TieredMemory
 
-UNPACK_SCORE = STRONG_MATCH  # the best match on both the lexical and the dense side
+# An old item this relevant (fused score after actuality, the scale of `memory.fuse`)
+# restores its block: the default of `Settings.unpack_score`. Calibrated on LoCoMo
+# conversation 26, checked on 30 (held out).
+UNPACK_SCORE = 0.5
+UNPACK_WINDOW = 10  # old items that could reach an answer's top 10
+UNPACK_MOST = 2  # blocks restored per turn at most: a turn must stay quick
 
 EXPLICIT_REQUEST = re.compile(
     r"\b(tell me more|more details?|in detail|remember when|do you remember|what exactly|"
@@ -34,34 +39,40 @@ def asks_for_detail(text: str) -> bool:
 
 
 def block_to_unpack(
-    query: str, items: list[MemoryItem], previous: set[int]
+    query: str, items: list[MemoryItem], previous: set[int], *, score: float = UNPACK_SCORE
 ) -> tuple[int | None, set[int]]:
-    """Which warm or cold block to restore now, if any (DESIGN §3, migration up), and
-    the old blocks of this turn (pass them as `previous` next turn).
+    """The first block `blocks_to_unpack` would restore, if any, and this turn's old blocks."""
+    chosen, current = blocks_to_unpack(query, items, previous, score=score)
+    return (chosen[0] if chosen else None), current
+
+
+def blocks_to_unpack(
+    query: str, items: list[MemoryItem], previous: set[int], *, score: float = UNPACK_SCORE
+) -> tuple[list[int], set[int]]:
+    """Which warm or cold blocks to restore now (DESIGN §3, migration up), best first,
+    and the old blocks of this turn (pass them as `previous` next turn).
 
     Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
     topic that keeps developing (the same old block among the top items in two
-    consecutive turns, which is also "active use" for warm), or a match strong
-    enough on both the lexical and the dense side. A block the profile has made
-    outdated is restored only on an explicit request (the user asked for the past;
-    its episodes come back marked outdated, the profile still wins): on its own it
-    would only bring back a stale fact.
+    consecutive turns, which is also "active use" for warm), or relevance of at
+    least `score` (the setting `unpack_score`) for an old item that could reach the
+    top 10 (at most UNPACK_MOST blocks: a capsule or a warm summary only says *that*
+    something was said; its episodes must come back to compete with the hot ones).
+    A block the profile has made outdated is restored only on an explicit request
+    (the user asked for the past; its episodes come back marked outdated, the
+    profile still wins): on its own it would only bring back a stale fact.
     """
     if asks_for_detail(query):
         # A current memory first; an outdated one only when it is all there is.
         asked = sorted((item for item in items[:3] if item.tier != "hot"), key=lambda i: i.outdated)
         current = {item.block_id for item in asked if not item.outdated}
-        return (asked[0].block_id if asked else None), current
-    old = [item for item in items[:3] if item.tier != "hot" and not item.outdated]
-    current = {item.block_id for item in old}
-    if not old:
-        return None, current
-    for item in old:
-        if item.block_id in previous:
-            return item.block_id, current
-    if items[0].tier != "hot" and not items[0].outdated and items[0].score >= UNPACK_SCORE:
-        return items[0].block_id, current
-    return None, current
+        return ([asked[0].block_id] if asked else []), current
+    old = [item for item in items[:UNPACK_WINDOW] if item.tier != "hot" and not item.outdated]
+    current = {item.block_id for item in items[:3] if item.tier != "hot" and not item.outdated}
+    developing = [item.block_id for item in old if item.block_id in previous]
+    relevant = [item.block_id for item in old if item.score >= score]
+    chosen = list(dict.fromkeys(developing + relevant))[:UNPACK_MOST]
+    return chosen, current
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,7 @@ def deep(
         for episode_id in restored_ids:
             memory.dense.enqueue("upsert", episode_key(episode_id), at=now)
         links.add(db, new_block, block_id, weight=1.0, reason="restored", at=now)
+        links.inherit(db, new_block, block_id, at=now)
         for pointer in pointers:
             links.add(db, new_block, pointer, weight=0.5, reason="pointer", at=now)
         if context_block is not None:

@@ -1,0 +1,122 @@
+"""Automatic unpacking and how restored blocks rank: relevance restores old blocks,
+a restored block takes its original's place, and weak hits stay out of the prompt."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from aniso.clock import SimulatedClock
+from aniso.prompt import MemoryItem
+from aniso.services import make_memory
+from aniso.settings import load_settings
+from aniso.storage import open_db, transaction
+from aniso.tiers import blocks, links, unpack
+from aniso.tiers.memory import (
+    NEIGHBOUR_LIFT,
+    TieredMemory,
+    _Hit,
+    _lift_neighbours,
+    _ranked_since,
+    _relevant,
+)
+
+AT = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
+
+
+def item(block_id: int, tier: str, score: float, *, outdated: bool = False) -> MemoryItem:
+    return MemoryItem(
+        block_id=block_id, tier=tier, at=AT, text=f"b{block_id}", tokens=3, score=score,
+        outdated=outdated,
+    )  # fmt: skip
+
+
+def test_relevant_old_blocks_in_the_top_ten_are_restored_best_first() -> None:
+    items = [
+        item(1, "hot", 1.2),
+        item(2, "cold", 0.9),
+        item(3, "warm", 0.8, outdated=True),
+        item(4, "hot", 0.7),
+        item(5, "warm", 0.6),
+        item(6, "cold", 0.55),
+        *[item(10 + i, "hot", 0.5) for i in range(5)],
+        item(7, "cold", 0.9),  # 12th: could not reach the top 10
+    ]
+    chosen, current = unpack.blocks_to_unpack("what did I say about it?", items, set())
+    assert chosen == [2, 5][: unpack.UNPACK_MOST]
+    assert current == {2}, "old, current blocks of the top 3 (the outdated one is left out)"
+
+
+def test_a_developing_topic_comes_first_and_weak_old_items_stay_packed() -> None:
+    items = [item(1, "hot", 1.0), item(2, "cold", 0.2), item(3, "cold", 0.9)]
+    chosen, _ = unpack.blocks_to_unpack("and then?", items, {2})
+    assert chosen == [2, 3]
+    weak = [item(1, "hot", 1.0), item(2, "cold", unpack.UNPACK_SCORE - 0.01)]
+    assert unpack.blocks_to_unpack("and then?", weak, set()) == ([], {2})
+
+
+def test_an_explicit_request_restores_one_block_outdated_last() -> None:
+    items = [item(1, "cold", 0.1, outdated=True), item(2, "warm", 0.1), item(3, "hot", 1.0)]
+    assert unpack.blocks_to_unpack("tell me more", items, set()) == ([2], {2})
+    assert unpack.block_to_unpack("tell me more", items, set()) == (2, {2})
+
+
+def test_a_restored_block_ranks_by_its_content_until_it_is_used() -> None:
+    told = AT - timedelta(days=200)
+    restored = blocks.Block(
+        id=9, tier="hot", status="active", created=AT, last_access=AT, last_episode_at=told,
+        access_count=0, size=3, important=False, open=False, pinned=False, summary="",
+        keywords=[], anchors=[], kept_share=1.0, restored_from=4, version=1,
+    )  # fmt: skip
+    assert _ranked_since(restored) == told
+    used = replace(restored, access_count=1, last_access=AT + timedelta(hours=1))
+    assert _ranked_since(used) == AT + timedelta(hours=1)
+    plain = replace(restored, restored_from=None)
+    assert _ranked_since(plain) == AT
+
+
+def hit(episode_id: int, block_id: int, score: float) -> _Hit:
+    return _Hit(
+        key=f"e:{episode_id}", score=score, block_id=block_id, tier="hot", at=AT,
+        text=f"e{episode_id}", episode_id=episode_id, ref=None,
+    )  # fmt: skip
+
+
+def test_neighbour_lift_follows_time_order_where_ids_do_not() -> None:
+    # Block 1 was restored: episode 3 was kept, 20 and 21 came back from the archive,
+    # and in time the order is 20, 3, 21.
+    hits = [hit(3, 1, 0.5), hit(20, 1, 1.0), hit(4, 2, 1.0)]
+    order = {20: (None, 3), 3: (20, 21), 21: (3, None)}
+    lifted = {h.episode_id: round(h.score, 3) for h in _lift_neighbours(hits, order)}
+    expected = {3: 0.5 + NEIGHBOUR_LIFT * 1.0, 20: 1.0 + NEIGHBOUR_LIFT * 0.5, 4: 1.0}
+    assert lifted == {k: round(v, 3) for k, v in expected.items()}, "no lift across blocks"
+
+
+def test_hits_far_below_the_best_are_dropped() -> None:
+    hits = [hit(1, 1, 1.0), hit(2, 1, 0.31), hit(3, 1, 0.29)]
+    assert [h.episode_id for h in _relevant(hits)] == [1, 2]
+    assert _relevant([]) == []
+
+
+@pytest.fixture
+def memory(data_dir: Path) -> TieredMemory:
+    return make_memory(load_settings(), open_db(data_dir))
+
+
+def test_a_restored_block_inherits_terms_and_links(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    old = memory.store("My cello teacher Marta lives in Porto", at=clock(), session="s").block_id
+    clock.advance(timedelta(hours=7))
+    other = memory.store("Marta moved her cello lessons online", at=clock(), session="s").block_id
+    assert old != other and other in dict(links.neighbours(memory.db, old, now=clock()))
+    with transaction(memory.db):
+        new = blocks.create(memory.db, at=clock(), restored_from=old)
+        links.inherit(memory.db, new, old, at=clock())
+    assert blocks.block_terms(memory.db, new) == blocks.block_terms(memory.db, old)
+    inherited = dict(links.neighbours(memory.db, new, now=clock()))
+    assert set(inherited) == set(dict(links.neighbours(memory.db, old, now=clock()))) - {new}
+    assert other in inherited
