@@ -113,6 +113,23 @@ def test_a_queued_delete_wins_over_a_held_vector(
     assert outbox(memory) == [("upsert", key), ("delete", key)]  # replayed in order
 
 
+def test_a_delete_queued_by_another_process_wins_over_a_held_vector(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    """A compaction in another process archives the episode while this process still
+    holds its vector: a recall's replay must not apply that delete and then let the
+    push bring the vector back (the concurrency stress test found 5 such stale keys)."""
+    held = memory.store(TEXTS[3], at=clock(), session="s", defer_index=True)
+    key = episode_key(held.episode_id)
+    memory.db.execute(  # as the other process's enqueue: this one's held copy stays
+        "INSERT INTO outbox (op, ref, queued) VALUES ('delete', ?, ?)", [key, clock().isoformat()]
+    )
+    memory.recall("dentist appointment Thursday", now=clock())
+    memory.dense.push_held()
+    assert key not in memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
 def test_a_batch_replays_each_key_by_its_latest_operation(
     memory: TieredMemory, clock: SimulatedClock
 ) -> None:

@@ -132,6 +132,11 @@ class DenseMemory:
             self.push(list(held), np.vstack(list(held.values())))
 
     def _live_held(self) -> dict[str, np.ndarray]:
+        """The held vectors whose upsert is still queued with no delete after it. A
+        delete queued later, even by another process (a compaction archiving the
+        episode), is newer than the held copy: the key then replays from the outbox in
+        order, or a flush that skips held upserts would apply the delete first and the
+        push would bring the vector back."""
         if not self._held:
             return {}
         keys = list(self._held)
@@ -139,7 +144,10 @@ class DenseMemory:
         queued = {
             ref
             for (ref,) in self.db.execute(
-                f"SELECT ref FROM outbox WHERE op = 'upsert' AND ref IN ({marks})", keys
+                "SELECT ref FROM outbox AS u WHERE u.op = 'upsert' "
+                f"AND u.ref IN ({marks}) AND NOT EXISTS (SELECT 1 FROM outbox AS d "
+                "WHERE d.ref = u.ref AND d.op = 'delete' AND d.id > u.id)",
+                keys,
             )
         }
         self._held = {key: self._held[key] for key in keys if key in queued}
@@ -170,7 +178,7 @@ class DenseMemory:
             return applied
         if not keep_held:
             self.push_held()
-        held = list(self._held)
+        held = list(self._live_held())
         skip = (
             f"WHERE NOT (op = 'upsert' AND ref IN ({','.join('?' * len(held))})) " if held else ""
         )
