@@ -184,3 +184,23 @@ def test_a_forgotten_held_vector_is_never_pushed(services: Services) -> None:
     assert controller.memory.dense.search(controller.memory.dense.embed([TEXTS[0]])[0], k=5) == []
     controller.write_behind()
     assert key not in controller.memory.dense.index.ids()
+
+
+def test_the_compactor_heals_a_drifted_index(data_dir: Path, clock: SimulatedClock) -> None:
+    """Whatever left the index out of step with SQLite (a race between processes, a
+    crash), the nightly compactor removes stale vectors and refills missing ones, so
+    `aniso doctor` is clean after it."""
+    from aniso.tiers.compaction import Compactor
+    from aniso.tiers.doctor import check
+
+    services = build(load_settings({"model": "fake/x"}), clock=clock)
+    memory = services.controller.memory
+    kept = memory.store(TEXTS[0], at=clock(), session="s")
+    lost = memory.store(TEXTS[1], at=clock(), session="s")
+    memory.dense.index.upsert(["e:999999"], vectors(1), [{"kind": "e"}])  # stale
+    memory.dense.index.delete([episode_key(lost.episode_id)])  # missing
+    assert check(services.db, memory.dense) != []
+    Compactor(services.db, memory, services.settings).run(clock())
+    assert check(services.db, memory.dense) == []
+    assert {episode_key(kept.episode_id), episode_key(lost.episode_id)} <= memory.dense.index.ids()
+    assert "e:999999" not in memory.dense.index.ids()

@@ -43,6 +43,7 @@ def unpack(payload: bytes) -> dict:
 def archive_episodes(db: sqlite_utils.Database, episode_ids: Sequence[int], *, at: datetime) -> int:
     """Inside the caller's transaction: move live episodes into the archive."""
     moved = 0
+    blocks: set[int] = set()
     for episode_id in episode_ids:
         rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
         if not rows:
@@ -54,8 +55,21 @@ def archive_episodes(db: sqlite_utils.Database, episode_ids: Sequence[int], *, a
             [episode_id, row["block_id"], pack(row), at.isoformat(), row["tokens"]],
         )
         db.execute("DELETE FROM episodes WHERE id = ?", [episode_id])
+        blocks.add(row["block_id"])
         moved += 1
+    for block_id in blocks:
+        _drop_superseded(db, block_id)
     return moved
+
+
+def _drop_superseded(db: sqlite_utils.Database, block_id: int) -> None:
+    """A restored block going down again holds a copy of every episode of the block it
+    was restored from, live or now archived here, so that block's `restored` rows
+    are superseded and go. Otherwise each restore and re-compression of a topic
+    would add one more archived copy of it, and the store would outgrow the text."""
+    source = db.execute("SELECT restored_from FROM blocks WHERE id = ?", [block_id]).fetchone()
+    if source is not None and source[0] is not None:
+        db.execute("DELETE FROM archive WHERE block_id = ? AND status = 'restored'", [source[0]])
 
 
 def archived_of(

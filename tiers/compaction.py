@@ -123,6 +123,8 @@ class Compactor:
             if self.on_block is not None:
                 self.on_block()
         self.memory.dense.flush(self.memory.texts_for)
+        if self.memory.dense.reconcile() != (0, 0):
+            self.memory.dense.flush(self.memory.texts_for)
         with transaction(self.db):
             self.db.execute(
                 "INSERT INTO compaction_runs (started, finished, now, report) VALUES (?, ?, ?, ?)",

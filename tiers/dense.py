@@ -40,6 +40,24 @@ def block_key(block_id: int) -> str:
     return f"b:{block_id}"
 
 
+def expected_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
+    """The keys SQLite says the vector index must hold: every live episode, and every
+    active warm or cold block with a summary (its searchable capsule or summary)."""
+    keys = {episode_key(row[0]) for row in db.execute("SELECT id FROM episodes")}
+    keys |= {
+        block_key(row[0])
+        for row in db.execute(
+            "SELECT id FROM blocks WHERE status = 'active' AND tier != 'hot' AND summary != ''"
+        )
+    }
+    return keys
+
+
+def pending_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
+    """Keys with an index write still queued in the outbox: neither stale nor missing."""
+    return {row[0] for row in db.execute("SELECT ref FROM outbox")}
+
+
 def parse_key(key: str) -> tuple[str, int]:
     kind, _, number = key.partition(":")
     return kind, int(number)
@@ -218,6 +236,37 @@ class DenseMemory:
         marks = ",".join("?" * len(ids))
         self.db.execute(f"DELETE FROM outbox WHERE id IN ({marks})", ids)
         return len(rows)
+
+    def reconcile(self) -> tuple[int, int]:
+        """Bring the index in line with SQLite: delete vectors of keys SQLite no longer
+        expects and queue the missing ones. Only the owner of the index writes it, so
+        nothing can reach the index between our reads of SQLite and of the index.
+        Run by the nightly compactor, so any drift `aniso doctor` would report (a race
+        between processes, a crash between stores) heals by morning. Returns
+        (stale removed, missing queued); (0, 0) when the index is unavailable."""
+        try:
+            pending = pending_keys(self.db)
+            expected = expected_keys(self.db)
+            actual = self.index.ids()
+        except StoreError as error:
+            self._degrade(error)
+            return 0, 0
+        stale = sorted(actual - expected - pending - set(self._held))
+        missing = sorted(expected - actual - pending - set(self._held))
+        if stale:
+            log.warning("removing %d stale vectors from the index", len(stale))
+            self.index.delete(stale)
+        if missing:
+            log.warning("queueing %d missing vectors for the index", len(missing))
+            from aniso.storage import transaction
+
+            now = datetime.now().astimezone().isoformat()
+            with transaction(self.db):
+                for key in missing:
+                    self.db.execute(
+                        "INSERT INTO outbox (op, ref, queued) VALUES ('upsert', ?, ?)", [key, now]
+                    )
+        return len(stale), len(missing)
 
     def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
         """Nearest keys with their cosine, best first, held vectors included; empty

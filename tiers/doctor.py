@@ -11,7 +11,7 @@ import sqlite3
 
 import sqlite_utils
 
-from aniso.tiers.dense import DenseMemory, block_key, episode_key
+from aniso.tiers.dense import DenseMemory, expected_keys, pending_keys
 
 RESTORE_HINT = (
     "copy the database aside, then restore the latest `aniso backup` into the data dir "
@@ -78,14 +78,8 @@ def _tiers(db: sqlite_utils.Database) -> list[str]:
 
 
 def _check_dense(db: sqlite_utils.Database, dense: DenseMemory) -> list[str]:
-    pending = {row[0] for row in db.execute("SELECT ref FROM outbox")}
-    expected = {episode_key(row[0]) for row in db.execute("SELECT id FROM episodes")}
-    expected |= {
-        block_key(row[0])
-        for row in db.execute(
-            "SELECT id FROM blocks WHERE status = 'active' AND tier != 'hot' AND summary != ''"
-        )
-    }
+    pending = pending_keys(db)
+    expected = expected_keys(db)
     try:
         actual = dense.index.ids()
     except Exception as error:  # report, never crash the checker

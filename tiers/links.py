@@ -114,7 +114,9 @@ def neighbours(
 
 def inherit(db: sqlite_utils.Database, new: int, old: int, *, at: datetime) -> None:
     """A restored block takes its original's place in the graph: the same terms and
-    the same links (refreshed), so expansion reaches what the original reached."""
+    the same links (refreshed), so expansion reaches what the original reached. The
+    original, no longer searchable, gives them up: copies would pile up with every
+    restore of a topic (a year of chat grew its links table quadratically)."""
     db.execute(
         "INSERT OR IGNORE INTO block_terms (term, block_id) "
         "SELECT term, ? FROM block_terms WHERE block_id = ?",
@@ -126,6 +128,7 @@ def inherit(db: sqlite_utils.Database, new: int, old: int, *, at: datetime) -> N
     ).fetchall():
         if other != new:
             add(db, new, other, weight=weight, reason="restored", at=at)
+    remove_block(db, old)
 
 
 def remove_block(db: sqlite_utils.Database, block_id: int) -> None:

@@ -148,7 +148,9 @@ def test_doctor_on_a_file_that_is_not_a_database(tmp_path: Path) -> None:
 
 
 def test_doctor_on_a_healthy_store_is_clean(llm: ScriptedLLM, clock: SimulatedClock) -> None:
-    make(clock).assistant.send(FERRY[0])
+    services = make(clock)
+    services.assistant.send(FERRY[0])
+    services.controller.memory.dense.index.close()  # the app has exited: it owned the index
     result = run_cli("doctor")
     assert result.returncode == 0
     assert (
