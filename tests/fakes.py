@@ -91,14 +91,18 @@ def make_handler(script: ScriptedLLM) -> Any:
     return Handler()
 
 
-def install(script: ScriptedLLM) -> None:
-    """Register the fake provider alongside the embedded one."""
+def register_provider(provider: str, make: Any) -> None:
+    """Register a litellm custom provider beside the others (replacing its old self).
+    `make()` builds the handler after litellm is imported the product's way (offline)."""
     from aniso.llm import litellm_module
 
     litellm = litellm_module()
-    others = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER]
-    litellm.custom_provider_map = [
-        *others,
-        {"provider": PROVIDER, "custom_handler": make_handler(script)},
-    ]
+    handler = make()
+    others = [p for p in litellm.custom_provider_map if p["provider"] != provider]
+    litellm.custom_provider_map = [*others, {"provider": provider, "custom_handler": handler}]
     litellm.utils.custom_llm_setup()
+
+
+def install(script: ScriptedLLM) -> None:
+    """Register the fake provider alongside the embedded one."""
+    register_provider(PROVIDER, lambda: make_handler(script))

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 TESTS = Path(__file__).resolve().parent
 RUNNER = TESTS / "cli_runner.py"
@@ -43,3 +44,15 @@ def one_line_error(result: subprocess.CompletedProcess[bytes]) -> str:
     assert "Traceback" not in text, text
     assert len(text.splitlines()) == 1, text
     return text
+
+
+def nights(services: Any, clock: Any, days: int) -> None:
+    """Advance the clock day by day, running the nightly compactor each night."""
+    from datetime import timedelta
+
+    from aniso.tiers.compaction import Compactor
+
+    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    for _ in range(days):
+        clock.advance(timedelta(days=1))
+        compactor.run(clock())

@@ -123,7 +123,7 @@ class Compactor:
             if self.on_block is not None:
                 self.on_block()
         self.memory.dense.flush(self.memory.texts_for)
-        if self.memory.dense.reconcile() != (0, 0):
+        if self.memory.dense.reconcile(now) != (0, 0):
             self.memory.dense.flush(self.memory.texts_for)
         with transaction(self.db):
             self.db.execute(

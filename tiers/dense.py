@@ -237,7 +237,7 @@ class DenseMemory:
         self.db.execute(f"DELETE FROM outbox WHERE id IN ({marks})", ids)
         return len(rows)
 
-    def reconcile(self) -> tuple[int, int]:
+    def reconcile(self, now: datetime) -> tuple[int, int]:
         """Bring the index in line with SQLite: delete vectors of keys SQLite no longer
         expects and queue the missing ones. Only the owner of the index writes it, so
         nothing can reach the index between our reads of SQLite and of the index.
@@ -260,12 +260,9 @@ class DenseMemory:
             log.warning("queueing %d missing vectors for the index", len(missing))
             from aniso.storage import transaction
 
-            now = datetime.now().astimezone().isoformat()
             with transaction(self.db):
                 for key in missing:
-                    self.db.execute(
-                        "INSERT INTO outbox (op, ref, queued) VALUES ('upsert', ?, ?)", [key, now]
-                    )
+                    self.enqueue("upsert", key, at=now)
         return len(stale), len(missing)
 
     def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
