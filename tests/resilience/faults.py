@@ -141,7 +141,13 @@ def _pieces(text: str, chunk: Any) -> Iterable[Any]:
 
 def install(llm: FaultyLLM) -> FaultyLLM:
     """Register the faulty provider beside the others (the embedded one, `fake`)."""
-    from fakes import register_provider
+    from aniso.llm import litellm_module
 
-    register_provider(PROVIDER, lambda: make_handler(llm))
+    litellm = litellm_module()
+    others = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER]
+    litellm.custom_provider_map = [
+        *others,
+        {"provider": PROVIDER, "custom_handler": make_handler(llm)},
+    ]
+    litellm.utils.custom_llm_setup()
     return llm
