@@ -63,7 +63,7 @@ def make_memory(
         )
 
     dense = DenseMemory(db, embedder, open_index, warn=warn)
-    return TieredMemory(db, dense)
+    return TieredMemory(db, dense, fusion=settings.recall_fusion)
 
 
 def build(

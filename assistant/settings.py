@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     """Relevance (the fused recall score, about 0 to 1.5) at which a warm or cold memory
     in the top 10 is restored by itself; raise it to keep old memories packed until asked."""
 
+    recall_fusion: Literal["scores", "rrf"] = "scores"
+    """How lexical (BM25) and dense (MiniLM) hits are combined. `scores` sums their
+    normalised scores; `rrf` is reciprocal rank fusion with k = 60, which discards how
+    far ahead the best match is (LoCoMo recall@10: see DESIGN-NOTES.md)."""
+
     context_budget_tokens: int = Field(2000, ge=200)
     """Tokens of profile plus memories injected into each prompt."""
 

@@ -154,6 +154,32 @@ def test_fusion_keeps_score_margins_and_bounds_missing_similarities() -> None:
     assert fuse([[]], [("e:4", 0.1)], k=10) == {}
 
 
+def test_rrf_fusion_uses_ranks_only_and_is_selectable(
+    data_dir: Path, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aniso.tiers.memory import fuse_rrf
+
+    lexical_hits = [("e:1", 9.0), ("e:2", 1.0)]
+    dense_hits = [("e:2", 0.9), ("e:3", 0.21)]
+    best = 2 / 61
+    assert fuse_rrf([lexical_hits, []], dense_hits, k=10) == pytest.approx(
+        {"e:1": (1 / 61) / best, "e:2": (1 / 62 + 1 / 61) / best, "e:3": (1 / 62) / best}
+    )
+    # A margin in score changes nothing; only the order counts.
+    assert fuse_rrf([[("e:1", 100.0), ("e:2", 1.0)]], dense_hits, k=10) == fuse_rrf(
+        [lexical_hits], dense_hits, k=10
+    )
+    assert fuse_rrf([[]], [], k=10) == {}
+
+    monkeypatch.setenv("ANISO_RECALL_FUSION", "rrf")
+    memory = make_memory(load_settings(), open_db(data_dir))
+    assert memory.fusion == "rrf"
+    store(memory, clock, "We adopted a grey kitten called Miso from the shelter")
+    store(memory, clock, "My Python unit tests fail with a segmentation fault in numpy")
+    items = memory.recall("what is the kitten called", now=clock()).items
+    assert "Miso" in items[0].text
+
+
 def test_a_message_is_embedded_once_to_be_stored_and_recalled(
     memory: TieredMemory, clock: SimulatedClock
 ) -> None:

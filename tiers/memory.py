@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 import numpy as np
 import sqlite_utils
@@ -44,7 +45,10 @@ FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
 # beyond its stored pointers.
 EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}
 
+RRF_K = 60  # the constant of Cormack et al. (2009)
+
 OutdatedCheck = Callable[[str, datetime], bool]
+Fusion = Literal["scores", "rrf"]
 
 
 @dataclass(frozen=True)
@@ -70,9 +74,12 @@ def episode_text(user_text: str, reply: str | None) -> str:
 
 
 class TieredMemory:
-    def __init__(self, db: sqlite_utils.Database, dense: DenseMemory) -> None:
+    def __init__(
+        self, db: sqlite_utils.Database, dense: DenseMemory, *, fusion: Fusion = "scores"
+    ) -> None:
         self.db = db
         self.dense = dense
+        self.fusion = fusion
 
     # ---- write path -------------------------------------------------------------
 
@@ -198,7 +205,8 @@ class TieredMemory:
         ]
         query_vector = self.dense.embed([query])[0]
         dense_hits = self.dense.search(query_vector, k=CANDIDATES)
-        scores = fuse([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
+        fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
+        scores = fuse_lists([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
         excluded = set(exclude_episodes)
         items = self._materialise(scores, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, items))
@@ -430,6 +438,33 @@ def fuse(
         if score > 0:
             fused[key] = score
     return fused
+
+
+def fuse_rrf(
+    lexical_lists: Sequence[Sequence[tuple[str, float]]],
+    dense_hits: Sequence[tuple[str, float]],
+    *,
+    k: int,
+) -> dict[str, float]:
+    """Reciprocal rank fusion (k = 60) of the same lists, rescaled to [0, 1].
+
+    The alternative to `fuse`, kept selectable (`recall_fusion = "rrf"`) so that the
+    two can be compared on any corpus with `aniso bench locomo`. The sum is divided by
+    what a key ranked first in every list would get, so the relevance floor, the
+    neighbour lift and `unpack_score` keep their meaning. `k` (the candidate count)
+    is unused: ranks carry no similarity to impute for a key a list did not return.
+    """
+    del k
+    ranked_lists = [*lexical_lists, dense_hits]
+    best_possible = sum(1.0 / (RRF_K + 1) for hits in ranked_lists if hits)
+    fused: dict[str, float] = {}
+    for hits in ranked_lists:
+        ordered = sorted(hits, key=lambda hit: hit[1], reverse=True)
+        for rank, (key, _) in enumerate(ordered, start=1):
+            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
+    if best_possible <= 0:
+        return {}
+    return {key: score / best_possible for key, score in fused.items()}
 
 
 def _lift_neighbours(
