@@ -157,6 +157,19 @@ def m001_core(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m002_fts_vocabulary(db: sqlite_utils.Database) -> None:
+    """Row counts per term of both FTS tables (read-only views, no data of their own),
+    so a search can leave out words common to the whole history."""
+    _run_script(
+        db,
+        """
+        CREATE VIRTUAL TABLE episode_vocab USING fts5vocab(episode_fts, 'row');
+        CREATE VIRTUAL TABLE block_vocab USING fts5vocab(block_fts, 'row');
+        """,
+    )
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

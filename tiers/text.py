@@ -90,13 +90,25 @@ def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:
     return [stem(w) for w in words(text) if not (drop_stopwords and (w in STOPWORDS or len(w) < 2))]
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 MATCH expression: any of the query's stems, each quoted.
+MAX_QUERY_TERMS = 32
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct stems of a query, in order, at most MAX_QUERY_TERMS of them."""
+    return list(dict.fromkeys(stems(text)))[:MAX_QUERY_TERMS]
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH expression: any of the terms, each quoted.
 
     Quoting keeps user text from being parsed as FTS syntax (AND, NEAR, quotes...).
     """
-    unique = list(dict.fromkeys(stems(text)))
-    return " OR ".join(f'"{term}"' for term in unique[:32])
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
+def fts_query(text: str) -> str:
+    """The MATCH expression for all of a query's stems."""
+    return match_expression(query_terms(text))
 
 
 def sentences(text: str) -> list[str]:
