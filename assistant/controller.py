@@ -208,8 +208,8 @@ class MemoryController:
 
     def _blocks_to_unpack(self, query: str, items: list[MemoryItem]) -> list[int]:
         """Which warm or cold blocks to restore now (the policy: `unpack.blocks_to_unpack`)."""
-        blocks, self._previous_old_blocks = unpack.blocks_to_unpack(
-            query, items, self._previous_old_blocks, score=self.settings.unpack_score
+        blocks, self._previous_old_blocks = unpack.choose(
+            self.memory, query, items, self._previous_old_blocks, score=self.settings.unpack_score
         )
         return blocks
 

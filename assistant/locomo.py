@@ -10,7 +10,7 @@ By default memory stays hot-only (no compaction), the figure of the retrieval
 issue. With `tiers=True` the nightly compactor (deterministic summaries) runs on
 the simulated clock every night between sessions and until the questions, so old
 sessions are warm or cold when they are asked about; recall then unpacks with the
-product's own policy (`unpack.blocks_to_unpack`, questions asked one after another
+product's own policy (`unpack.choose`, questions asked one after another
 as in a chat) and recalls again after a restore.
 """
 
@@ -309,8 +309,8 @@ def _prepare(
     def recall(question: str) -> list[tuple[str | None, int]]:
         items = memory.recall(question, now=now, limit=40).items
         if tiers:
-            chosen, state["previous"] = unpack.blocks_to_unpack(
-                question, items, state["previous"], score=settings.unpack_score
+            chosen, state["previous"] = unpack.choose(
+                memory, question, items, state["previous"], score=settings.unpack_score
             )
             restored = [b for b in chosen if unpack.deep(memory, b, now=now) is not None]
             if restored:

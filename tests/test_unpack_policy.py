@@ -125,3 +125,25 @@ def test_a_restored_block_inherits_terms_and_links(
     # The original gives its place up: no copies pile up with every restore.
     assert blocks.block_terms(memory.db, old) == set()
     assert dict(links.neighbours(memory.db, old, now=clock())) == {}
+
+
+def test_relevance_restores_only_blocks_with_archived_detail() -> None:
+    items = [item(1, "hot", 1.0), item(2, "warm", 0.9), item(3, "warm", 0.8)]
+    chosen, _ = unpack.blocks_to_unpack("and the garden?", items, set(), packed={3})
+    assert chosen == [3], "block 2 kept every episode: restoring it would copy nothing"
+    # A developing topic and an explicit request still restore it.
+    assert unpack.blocks_to_unpack("and the garden?", items, {2}, packed=set())[0] == [2]
+    assert unpack.blocks_to_unpack("tell me more", items, set(), packed=set())[0] == [2]
+
+
+def test_packed_blocks_are_those_whose_archive_still_holds_episodes(data_dir: Path) -> None:
+    from aniso.tiers import archive
+
+    db = open_db(data_dir)
+    for episode_id, block_id, status in ((1, 10, "archived"), (2, 11, "restored")):
+        db["archive"].insert(
+            {"episode_id": episode_id, "block_id": block_id, "payload": b"x",
+             "archived_at": AT.isoformat(), "status": status}
+        )  # fmt: skip
+    assert archive.packed_blocks(db, {10, 11, 12}) == {10}
+    assert archive.packed_blocks(db, set()) == set()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 import sqlite_utils
@@ -82,6 +82,20 @@ def archived_of(
         [block_id],
     ).fetchall()
     return [unpack(payload) for (payload,) in rows]
+
+
+def packed_blocks(db: sqlite_utils.Database, block_ids: Collection[int]) -> set[int]:
+    """Which of these blocks still hold archived episodes, i.e. have detail to unpack."""
+    ids = list(block_ids)
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT DISTINCT block_id FROM archive WHERE block_id IN ({marks}) "
+        "AND status = 'archived'",
+        ids,
+    ).fetchall()
+    return {row[0] for row in rows}
 
 
 def mark_restored(db: sqlite_utils.Database, block_id: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,8 +47,28 @@ def block_to_unpack(
     return (chosen[0] if chosen else None), current
 
 
+def choose(
+    memory: TieredMemory,
+    query: str,
+    items: list[MemoryItem],
+    previous: set[int],
+    *,
+    score: float = UNPACK_SCORE,
+) -> tuple[list[int], set[int]]:
+    """`blocks_to_unpack` with the archive consulted: the one entry point of the
+    policy, for the controller and the LoCoMo replay alike."""
+    old = {item.block_id for item in items[:UNPACK_WINDOW] if item.tier != "hot"}
+    packed = archive.packed_blocks(memory.db, old)
+    return blocks_to_unpack(query, items, previous, score=score, packed=packed)
+
+
 def blocks_to_unpack(
-    query: str, items: list[MemoryItem], previous: set[int], *, score: float = UNPACK_SCORE
+    query: str,
+    items: list[MemoryItem],
+    previous: set[int],
+    *,
+    score: float = UNPACK_SCORE,
+    packed: Collection[int] | None = None,
 ) -> tuple[list[int], set[int]]:
     """Which warm or cold blocks to restore now (DESIGN §3, migration up), best first,
     and the old blocks of this turn (pass them as `previous` next turn).
@@ -61,6 +82,12 @@ def blocks_to_unpack(
     A block the profile has made outdated is restored only on an explicit request
     (the user asked for the past; its episodes come back marked outdated, the
     profile still wins): on its own it would only bring back a stale fact.
+
+    Relevance alone restores only a block in `packed` (when given): one whose
+    archive still holds episodes. A warm block that kept every episode has nothing
+    to bring back, and restoring it anyway made a year of chat on recurring topics
+    re-create the same blocks again and again (6,121 restores in 4,000 messages,
+    chains ten restores deep, most of them copying nothing).
     """
     if asks_for_detail(query):
         # A current memory first; an outdated one only when it is all there is.
@@ -70,7 +97,11 @@ def blocks_to_unpack(
     old = [item for item in items[:UNPACK_WINDOW] if item.tier != "hot" and not item.outdated]
     current = {item.block_id for item in items[:3] if item.tier != "hot" and not item.outdated}
     developing = [item.block_id for item in old if item.block_id in previous]
-    relevant = [item.block_id for item in old if item.score >= score]
+    relevant = [
+        item.block_id
+        for item in old
+        if item.score >= score and (packed is None or item.block_id in packed)
+    ]
     chosen = list(dict.fromkeys(developing + relevant))[:UNPACK_MOST]
     return chosen, current
 
