@@ -359,6 +359,14 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
             f"{name} ms per message, first {lat['window']:,}: p50 {first['p50']} p95 "
             f"{first['p95']}; last {lat['window']:,}: p50 {last['p50']} p95 {last['p95']}"
         )
+    if "unpacking_turns" in lat:
+        first, last = lat["first_cpu_ms_without_unpacking"], lat["last_cpu_ms_without_unpacking"]
+        turns = lat["unpacking_turns"]
+        click.echo(
+            f"cpu ms per message that restored nothing: first p50 {first['p50']} p95 "
+            f"{first['p95']}; last p50 {last['p50']} p95 {last['p95']} "
+            f"(turns that restored old memories: {turns['first']} first, {turns['last']} last)"
+        )
     click.echo(f"RSS: {rss['start_mb']} MB at the start, {rss['end_mb']} MB at the end")
     grow = storage["growth"]
     click.echo(
@@ -366,6 +374,12 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
         f"bytes per text byte {grow['first_half_bytes_per_text_byte']} (first half), "
         f"{grow['second_half_bytes_per_text_byte']} (second half), ratio {grow['ratio']}"
     )
+    if "settled_ratio" in grow:
+        click.echo(
+            f"from message {grow['settled_after_messages']:,} (the first ones are cold by then): "
+            f"{grow['settled_first_half_bytes_per_text_byte']} then "
+            f"{grow['settled_second_half_bytes_per_text_byte']}, ratio {grow['settled_ratio']}"
+        )
     click.echo(
         f"stored exactly once: {result['stored_once']:,} of {result['messages']:,}; "
         f"doctor: {'ok' if not result['doctor_problems'] else result['doctor_problems']}"

@@ -105,7 +105,8 @@ class MemoryController:
         self.llm_is_local = llm_is_local
         self.temporary = temporary
         self.warnings: list[str] = []
-        self.restored: list[unpack.Restored] = []
+        self.restored: list[unpack.Restored] = []  # this turn's restores (a list kept
+        # for the whole process would grow with every restore of a long chat)
         self._previous_old_blocks: set[int] = set()
         self._temporary_turns: list[tuple[str, str]] = []
         self.last_context: list[MemoryItem] = []
@@ -167,6 +168,7 @@ class MemoryController:
             return result.items
 
         items = run()
+        self.restored = []
         if self._correction_pending:
             self._record_miss(items, episode_id=current_episode)
         restored_any = False

@@ -127,13 +127,13 @@ def test_a_restored_block_inherits_terms_and_links(
     assert dict(links.neighbours(memory.db, old, now=clock())) == {}
 
 
-def test_relevance_restores_only_blocks_with_archived_detail() -> None:
+def test_relevance_restores_only_the_blocks_it_may() -> None:
     items = [item(1, "hot", 1.0), item(2, "warm", 0.9), item(3, "warm", 0.8)]
-    chosen, _ = unpack.blocks_to_unpack("and the garden?", items, set(), packed={3})
+    chosen, _ = unpack.blocks_to_unpack("and the garden?", items, set(), restorable={3})
     assert chosen == [3], "block 2 kept every episode: restoring it would copy nothing"
     # A developing topic and an explicit request still restore it.
-    assert unpack.blocks_to_unpack("and the garden?", items, {2}, packed=set())[0] == [2]
-    assert unpack.blocks_to_unpack("tell me more", items, set(), packed=set())[0] == [2]
+    assert unpack.blocks_to_unpack("and the garden?", items, {2}, restorable=set())[0] == [2]
+    assert unpack.blocks_to_unpack("tell me more", items, set(), restorable=set())[0] == [2]
 
 
 def test_packed_blocks_are_those_whose_archive_still_holds_episodes(data_dir: Path) -> None:
@@ -147,3 +147,23 @@ def test_packed_blocks_are_those_whose_archive_still_holds_episodes(data_dir: Pa
         )  # fmt: skip
     assert archive.packed_blocks(db, {10, 11, 12}) == {10}
     assert archive.packed_blocks(db, set()) == set()
+
+
+def test_choose_skips_blocks_with_nothing_archived_and_restored_copies(data_dir: Path) -> None:
+    from aniso.tiers import archive
+
+    memory = make_memory(load_settings(), open_db(data_dir))
+    db = memory.db
+    packed, kept_all = blocks.create(db, at=AT), blocks.create(db, at=AT)
+    copy = blocks.create(db, at=AT, restored_from=kept_all)
+    db.execute("UPDATE blocks SET tier = 'warm'")
+    for episode_id, block_id in ((1, packed), (2, copy)):
+        db["archive"].insert(
+            {"episode_id": episode_id, "block_id": block_id, "payload": b"x",
+             "archived_at": AT.isoformat()}
+        )  # fmt: skip
+    assert archive.packed_blocks(db, {packed, kept_all, copy}) == {packed, copy}
+    items = [item(copy, "warm", 0.9), item(kept_all, "warm", 0.9), item(packed, "warm", 0.9)]
+    assert unpack.choose(memory, "and the garden?", items, set())[0] == [packed]
+    # The restored copy still comes back when its topic keeps developing.
+    assert unpack.choose(memory, "and the garden?", items, {copy})[0][0] == copy

@@ -55,11 +55,22 @@ def choose(
     *,
     score: float = UNPACK_SCORE,
 ) -> tuple[list[int], set[int]]:
-    """`blocks_to_unpack` with the archive consulted: the one entry point of the
-    policy, for the controller and the LoCoMo replay alike."""
+    """`blocks_to_unpack` with the store consulted: the one entry point of the
+    policy, for the controller and the LoCoMo replay alike.
+
+    Relevance alone may restore a block only when its archive still holds episodes
+    (a warm block that kept all of them has nothing to bring back) and when it is
+    not a restored copy that went back down: that one was brought back once and then
+    left unused until it aged out of hot, so relevance was not enough; a developing
+    topic or an explicit request still restores it. Without these two rules a year
+    of chat on recurring topics restored blocks more often than it received messages
+    (6,121 restores in 4,000 messages, chains ten restores deep, most copying nothing).
+    """
     old = {item.block_id for item in items[:UNPACK_WINDOW] if item.tier != "hot"}
-    packed = archive.packed_blocks(memory.db, old)
-    return blocks_to_unpack(query, items, previous, score=score, packed=packed)
+    found = blocks.get_many(memory.db, list(old))
+    first_time = {block_id for block_id, block in found.items() if block.restored_from is None}
+    restorable = archive.packed_blocks(memory.db, first_time)
+    return blocks_to_unpack(query, items, previous, score=score, restorable=restorable)
 
 
 def blocks_to_unpack(
@@ -68,7 +79,7 @@ def blocks_to_unpack(
     previous: set[int],
     *,
     score: float = UNPACK_SCORE,
-    packed: Collection[int] | None = None,
+    restorable: Collection[int] | None = None,
 ) -> tuple[list[int], set[int]]:
     """Which warm or cold blocks to restore now (DESIGN §3, migration up), best first,
     and the old blocks of this turn (pass them as `previous` next turn).
@@ -83,11 +94,7 @@ def blocks_to_unpack(
     (the user asked for the past; its episodes come back marked outdated, the
     profile still wins): on its own it would only bring back a stale fact.
 
-    Relevance alone restores only a block in `packed` (when given): one whose
-    archive still holds episodes. A warm block that kept every episode has nothing
-    to bring back, and restoring it anyway made a year of chat on recurring topics
-    re-create the same blocks again and again (6,121 restores in 4,000 messages,
-    chains ten restores deep, most of them copying nothing).
+    Relevance alone restores only a block in `restorable`, when given (see `choose`).
     """
     if asks_for_detail(query):
         # A current memory first; an outdated one only when it is all there is.
@@ -100,7 +107,7 @@ def blocks_to_unpack(
     relevant = [
         item.block_id
         for item in old
-        if item.score >= score and (packed is None or item.block_id in packed)
+        if item.score >= score and (restorable is None or item.block_id in restorable)
     ]
     chosen = list(dict.fromkeys(developing + relevant))[:UNPACK_MOST]
     return chosen, current
@@ -190,8 +197,12 @@ def deep(
                 new_block,
             ],
         )
+        # The original stays as provenance. Its centroid only ever served to choose a
+        # hot block for a new message, and the copy now has it: 1.5 KB per restore.
         db.execute(
-            "UPDATE blocks SET status = 'restored', version = version + 1 WHERE id = ?", [block_id]
+            "UPDATE blocks SET status = 'restored', centroid = NULL, version = version + 1 "
+            "WHERE id = ?",
+            [block_id],
         )
         lexical.unindex_block(db, block_id)
         memory.dense.enqueue("delete", block_key(block_id), at=now)

@@ -42,8 +42,15 @@ def test_a_year_of_chat_keeps_every_message_once_and_grows_linearly(tmp_path: Pa
     assert texts == sorted(texts) and sizes[-1] > sizes[0]
     growth = storage["growth"]
     assert growth["ratio"] is not None and 0 < growth["ratio"] <= GROWTH_BOUND, growth
+    # Once the first messages are cold, every message pays for its whole lifecycle.
+    assert growth["settled_after_messages"] == 300, growth
+    assert 0 < growth["settled_ratio"] <= GROWTH_BOUND, growth
     latency, rss = report["latency"], report["rss"]
     assert latency["window"] == MESSAGES // 2
     assert {"first_wall_ms", "last_wall_ms", "first_cpu_ms", "last_cpu_ms"} <= set(latency)
+    # Old memories were unpacked, and the turns that were not are reported apart.
+    turns = latency["unpacking_turns"]
+    assert 0 < turns["last"] < MESSAGES // 2 and turns["first"] <= turns["last"], turns
+    assert latency["last_cpu_ms_without_unpacking"]["p50"] > 0
     assert rss["start_mb"] > 0 and rss["end_mb"] > 0 and len(rss["samples_mb"]) == 10
     assert Path(report["data_dir"]) == work and (work / "aniso.db").is_file()
