@@ -38,6 +38,12 @@ class Services:
     controller: MemoryController
     assistant: Assistant
 
+    def close(self) -> None:
+        """Release the vector index (folder lock, files) and the database connection;
+        the object is unusable after."""
+        self.controller.memory.dense.close()
+        self.db.conn.close()
+
     def redact_text(self, text: str) -> str:
         """Redact text on a write path other than chat (summaries, imports, exports)."""
         return self.controller.redact(text)[0]

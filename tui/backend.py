@@ -126,6 +126,8 @@ class Backend:
         LLMGateway(candidate).check_model()
         with self._lock:
             self.settings = candidate
+            if self._services is not None:
+                self._services.close()
             self._services = None
 
     def start_schedule(self) -> None:
@@ -142,9 +144,16 @@ class Backend:
         )
 
     def stop(self) -> None:
+        """The app is closing: stop the schedule, then release the stores (after any
+        call in flight), so another Aniso process can own the vector index at once.
+        A later call builds the services again."""
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
             self._scheduler = None
+        with self._lock:
+            if self._services is not None:
+                self._services.close()
+                self._services = None
 
     def next_compaction(self) -> datetime:
         from aniso.scheduler import last_scheduled
