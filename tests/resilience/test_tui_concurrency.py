@@ -23,7 +23,7 @@ from tui_helpers import SIZE, make_app, say, transcript
 from aniso.clock import SimulatedClock
 
 pytestmark = pytest.mark.anyio
-CLI_ROUNDS = 4
+CLI_ROUNDS = 3
 TOPICS = ("a pottery class", "the bike repair", "tax forms", "a birthday cake", "sourdough")
 
 
