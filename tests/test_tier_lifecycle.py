@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedLLM
+from helpers import nights
 
 from aniso.clock import SimulatedClock
 from aniso.services import Services, build
@@ -18,14 +19,6 @@ from aniso.tiers.compaction import Compactor, kept_share, last_report
 @pytest.fixture
 def services(llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path) -> Services:
     return build(load_settings({"model": "fake/scripted"}), clock=clock)
-
-
-def nights(services: Services, clock: SimulatedClock, days: int) -> None:
-    """Advance the clock day by day, running the nightly compactor each night."""
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
-    for _ in range(days):
-        clock.advance(timedelta(days=1))
-        compactor.run(clock())
 
 
 def recall(services: Services, query: str):  # type: ignore[no-untyped-def]
