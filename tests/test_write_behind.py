@@ -204,3 +204,18 @@ def test_the_compactor_heals_a_drifted_index(data_dir: Path, clock: SimulatedClo
     assert check(services.db, memory.dense) == []
     assert {episode_key(kept.episode_id), episode_key(lost.episode_id)} <= memory.dense.index.ids()
     assert "e:999999" not in memory.dense.index.ids()
+
+
+def test_closing_pushes_held_vectors_and_frees_the_index_folder(
+    memory: TieredMemory, clock: SimulatedClock, data_dir: Path
+) -> None:
+    (vector,) = vectors(1)
+    held = memory.store(TEXTS[0], at=clock(), session="s", vector=vector, defer_index=True)
+    key = episode_key(held.episode_id)
+    memory.dense.close()
+    assert outbox(memory) == []
+    # Another owner can open the folder at once, and finds the vector there.
+    again = make_memory(load_settings(), open_db(data_dir))
+    assert key in again.dense.index.ids()
+    again.dense.close()
+    memory.dense.close()  # twice is harmless

@@ -141,14 +141,13 @@ class DenseMemory:
         """Push what is held and release the index: its folder lock, its files. Another
         process (a CLI `aniso doctor` after the app quits) may then own the folder.
         A failed push loses nothing: the outbox replays it."""
-        if self._index is None:
-            return
         try:
             self.push_held()
         except sqlite3.Error as error:  # a locked or closed database: the outbox has it
             log.warning("held vectors stay queued in the outbox: %s", error)
-        self._index.close()
-        self._index = None
+        if self._index is not None:
+            self._index.close()
+            self._index = None
 
     def hold(self, key: str, vector: np.ndarray) -> None:
         """Keep the vector of an upsert already queued in the outbox, to push it later
