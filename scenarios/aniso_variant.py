@@ -109,7 +109,12 @@ class Tiered:
         return None
 
     def restored(self) -> bool | None:
-        return bool(self.services.controller.restored)
+        """Whether any turn of the scenario restored an old block (the tier events
+        record every restore; the controller only knows its last turn's)."""
+        found = self.services.db.execute(
+            "SELECT 1 FROM tier_events WHERE kind = 'restore' LIMIT 1"
+        ).fetchone()
+        return found is not None
 
     def hidden_bytes(self) -> list[bytes]:
         """Archived episodes are zlib-compressed: a byte scan must see them decompressed."""
