@@ -105,8 +105,9 @@ class MemoryController:
         self.llm_is_local = llm_is_local
         self.temporary = temporary
         self.warnings: list[str] = []
-        self.restored: list[unpack.Restored] = []  # this turn's restores (a list kept
-        # for the whole process would grow with every restore of a long chat)
+        # This turn's restores only: a list kept for the whole process would grow
+        # with every restore of a long chat.
+        self.restored: list[unpack.Restored] = []
         self._previous_old_blocks: set[int] = set()
         self._temporary_turns: list[tuple[str, str]] = []
         self.last_context: list[MemoryItem] = []
@@ -150,6 +151,7 @@ class MemoryController:
     def recall(self, query: str, *, current_episode: int | None = None) -> list[MemoryItem]:
         """Memories relevant to `query`, best first, excluding the turns already in the
         prompt (this message and the session's recent turns)."""
+        self.restored = []
         if self.temporary:
             return []
         recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
@@ -168,7 +170,6 @@ class MemoryController:
             return result.items
 
         items = run()
-        self.restored = []
         if self._correction_pending:
             self._record_miss(items, episode_id=current_episode)
         restored_any = False

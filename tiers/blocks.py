@@ -82,6 +82,18 @@ def get_many(db: sqlite_utils.Database, block_ids: Sequence[int]) -> dict[int, B
     return found
 
 
+def originals(db: sqlite_utils.Database, block_ids: Sequence[int]) -> set[int]:
+    """Which of these blocks are not restored copies (`restored_from` is empty)."""
+    ids = list(set(block_ids))
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT id FROM blocks WHERE id IN ({marks}) AND restored_from IS NULL", ids
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
 def create(db: sqlite_utils.Database, *, at: datetime, restored_from: int | None = None) -> int:
     cursor = db.execute(
         "INSERT INTO blocks (created, last_access, last_episode_at, restored_from) "

@@ -24,6 +24,7 @@ import numpy as np
 import sqlite_utils
 
 from aniso.errors import StoreError
+from aniso.storage import transaction
 from aniso.tiers.embeddings import Embedder
 from aniso.tiers.vectors import VectorIndex
 
@@ -270,8 +271,6 @@ class DenseMemory:
             self.index.delete(stale)
         if missing:
             log.warning("queueing %d missing vectors for the index", len(missing))
-            from aniso.storage import transaction
-
             with transaction(self.db):
                 for key in missing:
                     self.enqueue("upsert", key, at=now)

@@ -106,11 +106,6 @@ def match_expression(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{term}"' for term in terms)
 
 
-def fts_query(text: str) -> str:
-    """The MATCH expression for all of a query's stems."""
-    return match_expression(query_terms(text))
-
-
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE.split(text) if s and s.strip()]
 

@@ -66,10 +66,8 @@ def choose(
     of chat on recurring topics restored blocks more often than it received messages
     (6,121 restores in 4,000 messages, chains ten restores deep, most copying nothing).
     """
-    old = {item.block_id for item in items[:UNPACK_WINDOW] if item.tier != "hot"}
-    found = blocks.get_many(memory.db, list(old))
-    first_time = {block_id for block_id, block in found.items() if block.restored_from is None}
-    restorable = archive.packed_blocks(memory.db, first_time)
+    old = [item.block_id for item in items[:UNPACK_WINDOW] if item.tier != "hot"]
+    restorable = archive.packed_blocks(memory.db, blocks.originals(memory.db, old))
     return blocks_to_unpack(query, items, previous, score=score, restorable=restorable)
 
 
