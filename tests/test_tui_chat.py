@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
+from pathlib import Path
 
 import pytest
 from fakes import ScriptedLLM
@@ -231,3 +234,43 @@ async def test_first_session_of_the_day_opens_with_the_digest(
             assert bool(digests) is expected
             if expected:
                 assert "Still open:" in digests[0].text and "boiler" in digests[0].text
+
+
+def vector_folder_is_free(data_dir: Path) -> bool:
+    """Whether another owner could take the embedded vector index's folder lock now."""
+    fd = os.open(data_dir / "chroma.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    finally:
+        os.close(fd)
+
+
+async def test_a_temporary_chat_releases_the_vector_index(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
+    """Switching to a temporary chat closes the memory it set aside, so another Aniso
+    process (a CLI command, the compactor) owns the vector index while it lasts."""
+    app = make_app(clock)
+    data_dir = app.backend.settings.data_dir
+    async with app.run_test(size=SIZE) as pilot:
+        await say(pilot, "I keep bees on my balcony")
+        assert not vector_folder_is_free(data_dir)
+        await pilot.press("f4")
+        await settle(pilot)
+        await wait_until(pilot, lambda: vector_folder_is_free(data_dir))
+        await say(pilot, "a question I do not want remembered")
+        assert vector_folder_is_free(data_dir)
+        await pilot.press("f4")
+        await settle(pilot)
+        await say(pilot, "what do I keep on my balcony?")
+        assert not vector_folder_is_free(data_dir)
+    db = app.backend.services().db
+    assert [r[0] for r in db.execute("SELECT user_text FROM episodes")] == [
+        "I keep bees on my balcony",
+        "what do I keep on my balcony?",
+    ]

@@ -111,11 +111,24 @@ class Backend:
         """Switch between a normal and a temporary chat (memory neither read nor written).
 
         Called on the UI thread, so it never waits for the lock: a call in flight keeps
-        the services it holds, the next call builds the new ones.
+        the services it holds, the next call builds the new ones. The old services are
+        closed on a worker thread once that call is done, so their vector index pushes
+        what it holds and releases its folder lock (another Aniso process, or the next
+        normal chat, can own the index at once).
         """
-        if temporary != self.temporary:
-            self.temporary = temporary
-            self._services = None
+        if temporary == self.temporary:
+            return
+        self.temporary = temporary
+        retired, self._services = self._services, None
+        if retired is not None:
+            threading.Thread(
+                target=self._close_retired, args=(retired,), name="aniso-close", daemon=True
+            ).start()
+
+    def _close_retired(self, services: Services) -> None:
+        """Close services that a switch replaced, after any call still using them."""
+        with self._lock:
+            services.close()
 
     def switch_model(self, model: str) -> None:
         """Use another litellm model from the next message on; ConfigError if unknown."""
