@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from chroma_server import free_port, running_chroma
 from fakes import ScriptedLLM
-from helpers import one_line_error, run_cli
+from helpers import RUNNER, one_line_error, run_cli
 
 from aniso.clock import SimulatedClock
 from aniso.services import Services, build
@@ -158,3 +160,45 @@ def test_doctor_on_a_healthy_store_is_clean(llm: ScriptedLLM, clock: SimulatedCl
     )
     with sqlite3.connect(load_settings().db_path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def read_only(folder: Path, *command: str) -> list[str]:
+    """`command` in a private mount namespace where `folder` is a read-only bind mount:
+    a read-only volume, which even root cannot write (chmod cannot deny root)."""
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    return ["unshare", "--mount", "sh", "-c", script, "sh", str(folder), *command]
+
+
+def test_a_read_only_embedded_index_keeps_every_message_and_replays_later(
+    data_dir: Path,
+) -> None:
+    """A vector folder that cannot be written is not mistaken for a broken one: it is
+    neither set aside nor rebuilt, the message is stored, recall says it is lexical, and
+    the missed index write is replayed once the folder is writable again."""
+    for text in FERRY[:3]:
+        assert run_cli("--model", "fake/x", "ask", text, fake_reply="Noted.").returncode == 0
+    folder = data_dir / "chroma"
+    before = sorted(p.name for p in folder.iterdir())
+
+    runner = [sys.executable, str(RUNNER), "--fake-llm", "At 9:10.", "--"]
+    locked = subprocess.run(
+        read_only(folder, *runner, "--model", "fake/x", "ask", "is the ferry late in fog?"),
+        input=b"", capture_output=True, timeout=600,
+    )  # fmt: skip
+    assert locked.returncode == 0, locked.stderr.decode()
+    assert locked.stdout.decode().strip() == "At 9:10."
+    warning = one_line_error(locked)
+    assert LEXICAL_ONLY in warning and str(folder) in warning
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert not folder.with_name("chroma.broken").exists()
+    db = sqlite3.connect(data_dir / "aniso.db")
+    texts = [row[0] for row in db.execute("SELECT user_text FROM episodes ORDER BY id")]
+    assert texts == [*FERRY[:3], "is the ferry late in fog?"]
+    assert [row[0] for row in db.execute("SELECT ref FROM outbox")] == ["e:4"]
+
+    again = run_cli("--model", "fake/x", "ask", "thanks", fake_reply="You're welcome.")
+    assert again.returncode == 0 and again.stderr.decode().strip() == ""
+    assert [row[0] for row in db.execute("SELECT ref FROM outbox")] == []
+    doctor = run_cli("doctor", "--json")
+    assert (doctor.returncode, json.loads(doctor.stdout)) == (0, {"ok": True, "problems": []})
+    db.close()
