@@ -34,6 +34,7 @@ from aniso.bench_data import Progress, messages, percentile
 from aniso.bench_scale import folder_bytes, sqlite_bytes
 from aniso.clock import SimulatedClock, parse_instant
 from aniso.llm import LLMGateway
+from aniso.native_heap import arena_limit
 from aniso.services import Services, build
 from aniso.settings import Settings
 from aniso.tiers import archive
@@ -227,6 +228,7 @@ def run(
     compactor.run(clock())
     nights += 1
     rss["end_mb"] = rss_mb()
+    rss["malloc_arena_max"] = arena_limit()
     held = held_tags(settings.db_path)
     problems = check(services.db, services.controller.memory.dense)
     tiers = dict(

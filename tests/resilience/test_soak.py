@@ -32,6 +32,7 @@ def test_a_year_of_chat_keeps_every_message_once_and_grows_linearly(tmp_path: Pa
     assert report["missing"] == [] and report["duplicated"] == []
     assert report["doctor_problems"] == []
     assert report["simulated_days"] == 365
+    assert report["rss"]["malloc_arena_max"] == 2  # the CLI capped glibc's arenas first
     assert 360 <= report["nights_compacted"] <= 366
     storage = report["storage"]
     assert storage["blocks_per_tier"].get("cold", 0) > 0, storage["blocks_per_tier"]
