@@ -23,6 +23,21 @@ from typing import Any
 
 import click
 
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float]) -> str:
+    """Values as one line of bars between their own min and max, then the range and the
+    change from first to last: the shape of a series (flat, levelling off, climbing)
+    at a glance in a terminal; the percentage says how much the shape means."""
+    if not values:
+        return "(none)"
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    bars = "".join(_BARS[round((v - low) / span * (len(_BARS) - 1))] for v in values)
+    change = f", {(values[-1] / values[0] - 1) * 100:+.1f}%" if values[0] else ""
+    return f"{bars}  {values[0]:g} → {values[-1]:g} (min {low:g}, max {high:g}{change})"
+
 
 def _root(ctx: click.Context) -> Any:
     return ctx.find_root().obj
@@ -368,6 +383,10 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
             f"(turns that restored old memories: {turns['first']} first, {turns['last']} last)"
         )
     click.echo(f"RSS: {rss['start_mb']} MB at the start, {rss['end_mb']} MB at the end")
+    click.echo(f"RSS by tenth (MB):             {sparkline(rss['samples_mb'])}")
+    if "cpu_p50_ms_by_tenth_without_unpacking" in lat:
+        tenths = lat["cpu_p50_ms_by_tenth_without_unpacking"]
+        click.echo(f"cpu p50 by tenth, no unpack (ms): {sparkline(tenths)}")
     grow = storage["growth"]
     click.echo(
         f"database {storage['db_bytes']:,} bytes for {storage['text_bytes']:,} bytes of text; "

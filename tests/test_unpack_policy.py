@@ -71,11 +71,17 @@ def test_a_restored_block_ranks_by_its_content_until_it_is_used() -> None:
         access_count=0, size=3, important=False, open=False, pinned=False, summary="",
         keywords=[], anchors=[], kept_share=1.0, restored_from=4, version=1,
     )  # fmt: skip
-    assert _ranked_since(restored) == told
+
+    def ranked_since(block: blocks.Block) -> datetime:
+        restored = block.restored_from is not None
+        uses = block.access_count
+        return _ranked_since(block.last_access, block.last_episode_at, restored=restored, uses=uses)
+
+    assert ranked_since(restored) == told
     used = replace(restored, access_count=1, last_access=AT + timedelta(hours=1))
-    assert _ranked_since(used) == AT + timedelta(hours=1)
+    assert ranked_since(used) == AT + timedelta(hours=1)
     plain = replace(restored, restored_from=None)
-    assert _ranked_since(plain) == AT
+    assert ranked_since(plain) == AT
 
 
 def hit(episode_id: int, block_id: int, score: float) -> _Hit:

@@ -352,22 +352,11 @@ class TieredMemory:
         )
 
     def _rank(self, hits: list[_Hit], *, now: datetime) -> list[_Hit]:
-        found = blocks.get_many(self.db, [hit.block_id for hit in hits])
+        found = _actuality_inputs(self.db, [hit.block_id for hit in hits])
         for hit in hits:
-            block = found.get(hit.block_id)
-            if block is None:
-                continue
-            act = actuality(
-                ActualityInputs(
-                    _ranked_since(block),
-                    block.access_count,
-                    block.important,
-                    block.open,
-                    block.pinned,
-                ),
-                now,
-            )
-            hit.score *= 0.8 + 0.4 * act
+            inputs = found.get(hit.block_id)
+            if inputs is not None:
+                hit.score *= 0.8 + 0.4 * actuality(inputs, now)
         return sorted(hits, key=lambda h: -h.score)
 
     def mark_used(self, items: Sequence[MemoryItem], *, at: datetime) -> None:
@@ -517,16 +506,49 @@ def _restored_order(
     return order
 
 
-def _ranked_since(block: blocks.Block) -> datetime:
+def _actuality_inputs(
+    db: sqlite_utils.Database, block_ids: Sequence[int]
+) -> dict[int, ActualityInputs]:
+    """What ranking needs of each block, and only that: recall ranks a hundred or more
+    hits a turn, and whole rows (summary, JSON fields, centroid) cost more to read and
+    decode than the ranking itself once memory holds summaries and capsules."""
+    ids = list(dict.fromkeys(block_ids))
+    found: dict[int, ActualityInputs] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for row in db.execute(
+            "SELECT id, last_access, last_episode_at, access_count, important, open, "
+            f"pinned, restored_from FROM blocks WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            number, last_access, last_episode_at, uses, important, open_, pinned, source = row
+            found[number] = ActualityInputs(
+                _ranked_since(
+                    datetime.fromisoformat(last_access),
+                    datetime.fromisoformat(last_episode_at),
+                    restored=source is not None,
+                    uses=uses,
+                ),
+                uses,
+                bool(important),
+                bool(open_),
+                bool(pinned),
+            )
+    return found
+
+
+def _ranked_since(
+    last_access: datetime, last_episode_at: datetime, *, restored: bool, uses: int
+) -> datetime:
     """The time a block's recency counts from in ranking: its last access, except for
     a restored block nobody has used yet, which ranks by the age of its content.
 
     A restore is fresh for migration (the block stays hot), but an automatic unpack
     is a guess from one query; ranking it as just used would let every restored
     block crowd genuinely recent memories out of later answers."""
-    if block.restored_from is not None and block.access_count == 0:
-        return min(block.last_access, block.last_episode_at)
-    return block.last_access
+    if restored and uses == 0:
+        return min(last_access, last_episode_at)
+    return last_access
 
 
 def _relevant(hits: list[_Hit]) -> list[_Hit]:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from helpers import run_cli
 
+from aniso.cli_bench import sparkline
+
 MESSAGES = 1000
 GROWTH_BOUND = 1.5
 
@@ -33,6 +35,8 @@ def test_a_year_of_chat_keeps_every_message_once_and_grows_linearly(tmp_path: Pa
     assert report["doctor_problems"] == []
     assert report["simulated_days"] == 365
     assert report["rss"]["malloc_arena_max"] == 2  # the CLI capped glibc's arenas first
+    tenths = report["latency"]["cpu_p50_ms_by_tenth_without_unpacking"]
+    assert len(tenths) == 10 and all(ms > 0 for ms in tenths), tenths
     assert 360 <= report["nights_compacted"] <= 366
     storage = report["storage"]
     assert storage["blocks_per_tier"].get("cold", 0) > 0, storage["blocks_per_tier"]
@@ -55,3 +59,9 @@ def test_a_year_of_chat_keeps_every_message_once_and_grows_linearly(tmp_path: Pa
     assert latency["last_cpu_ms_without_unpacking"]["p50"] > 0
     assert rss["start_mb"] > 0 and rss["end_mb"] > 0 and len(rss["samples_mb"]) == 10
     assert Path(report["data_dir"]) == work and (work / "aniso.db").is_file()
+
+
+def test_the_text_report_draws_each_series_as_bars_with_its_change() -> None:
+    assert sparkline([400.0, 410.0, 440.0]) == "▁▃█  400 → 440 (min 400, max 440, +10.0%)"
+    assert sparkline([5.0, 5.0]) == "▁▁  5 → 5 (min 5, max 5, +0.0%)"
+    assert sparkline([]) == "(none)"
