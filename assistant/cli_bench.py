@@ -383,10 +383,10 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
             f"(turns that restored old memories: {turns['first']} first, {turns['last']} last)"
         )
     click.echo(f"RSS: {rss['start_mb']} MB at the start, {rss['end_mb']} MB at the end")
-    click.echo(f"RSS by tenth (MB):             {sparkline(rss['samples_mb'])}")
+    click.echo(f"{'RSS by tenth (MB):':<34}{sparkline(rss['samples_mb'])}")
     if "cpu_p50_ms_by_tenth_without_unpacking" in lat:
         tenths = lat["cpu_p50_ms_by_tenth_without_unpacking"]
-        click.echo(f"cpu p50 by tenth, no unpack (ms): {sparkline(tenths)}")
+        click.echo(f"{'cpu p50 by tenth, no unpack (ms):':<34}{sparkline(tenths)}")
     grow = storage["growth"]
     click.echo(
         f"database {storage['db_bytes']:,} bytes for {storage['text_bytes']:,} bytes of text; "
