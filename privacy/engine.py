@@ -25,6 +25,8 @@ LANGUAGES = ("en", "ru", "uk")
 _UKRAINIAN_ONLY = frozenset("іїєґІЇЄҐ")
 _RUSSIAN_ONLY = frozenset("ыэъёЫЭЪЁ")
 _SAMPLE = 4000
+# Strings a blank pipeline may learn before it is renewed (see _bound_vocabulary).
+VOCABULARY_LIMIT = 10_000
 _WARM_UP = "паспорт 4510 123456, card 4111 1111 1111 1111, +7 912 345-67-89, a@b.com pass: x1"
 
 _lock = threading.Lock()
@@ -111,8 +113,32 @@ def analyze(text: str) -> list[Finding]:
     """
     analyzer = shared_analyzer()
     text = fold(text)
-    results = analyzer.analyze(text=text, language=pick_language(text))
+    language = pick_language(text)
+    results = analyzer.analyze(text=text, language=language)
+    _bound_vocabulary(analyzer, language)
     return [Finding(r.entity_type, r.start, r.end, r.score) for r in results]
+
+
+def _bound_vocabulary(analyzer: AnalyzerEngine, language: str) -> None:
+    """Renew a pipeline whose vocabulary passed VOCABULARY_LIMIT strings.
+
+    spaCy's StringStore keeps every string it has tokenized, for good, so over a long
+    session each new number, name and typo stays in memory. Scanning the soak's
+    20,000 messages added one string each and 9.5 MB of RSS; renewing at 10,000
+    strings, 3.2 MB. Tokenization needs none of it (the pipelines are blank), so a
+    fresh pipeline (about 60 ms to build) replaces a full one. A scan running in
+    another thread keeps the old one until it is done.
+    """
+    pipelines = analyzer.nlp_engine.nlp
+    nlp = pipelines.get(language)
+    if nlp is None or len(nlp.vocab.strings) <= VOCABULARY_LIMIT:
+        return
+    import spacy
+
+    with _lock:
+        if pipelines.get(language) is nlp:
+            pipelines[language] = spacy.blank(language)
+            log.debug("renewed the %s tokenizer after %d strings", language, len(nlp.vocab.strings))
 
 
 def analyze_without_nlp(text: str) -> list[Finding]:

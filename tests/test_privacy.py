@@ -368,3 +368,22 @@ def test_the_tests_run_the_full_presidio_engine() -> None:
 
     assert hasattr(cProfile, "run")
     assert shared_analyzer().nlp_engine is not None
+
+
+def test_the_tokenizer_vocabulary_stays_bounded_over_a_long_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every new token used to stay in spaCy's vocabulary for good; past the limit the
+    pipeline is renewed, and detection works the same before and after."""
+    from aniso.privacy import engine
+
+    pipelines = engine.shared_analyzer().nlp_engine.nlp
+    start = len(pipelines["en"].vocab.strings)
+    monkeypatch.setattr(engine, "VOCABULARY_LIMIT", start + 50)
+    sizes = []
+    for n in range(300):
+        found = engine.analyze(f"note {n} token{n}x, card 4111 1111 1111 1111")
+        assert [f.type for f in found] == ["CREDIT_CARD"], found
+        sizes.append(len(pipelines["en"].vocab.strings))
+    assert max(sizes) <= start + 50 + 3  # one message's new strings past the limit at most
+    assert sizes.index(min(sizes[10:])) > 10  # it was renewed, not merely slow to grow
