@@ -1,4 +1,4 @@
-"""How the process's native heap is allocated: few malloc arenas, so RSS stays flat.
+"""How the process's native heap is allocated: few malloc arenas, so freed memory is reused.
 
 Why: the embedded vector index (chromadb's Rust core), the tokenizer and numpy
 all allocate from worker threads. glibc gives each thread that contends its

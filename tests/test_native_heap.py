@@ -1,4 +1,4 @@
-"""The malloc arena cap that keeps a long session's RSS flat (see aniso.native_heap)."""
+"""The malloc arena cap that lets a long session reuse freed memory (see aniso.native_heap)."""
 
 from __future__ import annotations
 
