@@ -119,9 +119,10 @@ def main(ctx: click.Context, data_dir: str | None, model: str | None, now: str |
     Run bare `aniso` for the terminal UI, `aniso chat` for a plain REPL, or
     `aniso ask "..."` for one answer.
     """
-    from aniso.native_heap import limit_malloc_arenas
+    from aniso.native_heap import limit_malloc_arenas, wipe_freed_memory
 
     limit_malloc_arenas()  # first, before any worker thread: see native_heap
+    wipe_freed_memory()  # before any memory is read: forgotten bytes never linger in the heap
     ctx.obj = Context({"data_dir": data_dir, "model": model, "now": now})
     if ctx.invoked_subcommand is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):

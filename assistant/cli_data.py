@@ -97,6 +97,7 @@ def export_command(ctx: click.Context, out: str, fmt: str, as_json: bool) -> Non
 @click.pass_context
 def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> None:
     """Import an export (validated first; all or nothing; through the privacy guard)."""
+    from aniso import forget
     from aniso.importer import read_document, write_document
     from aniso.storage import writer_lock
 
@@ -105,7 +106,9 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
     total = sum(len(getattr(document.tiers, t)) for t in ("hot", "warm", "cold"))
     bar = _Bar("importing", total, quiet=as_json)
     try:
+        erasure = None
         with writer_lock(services.settings.data_dir):
+            replaced = forget.before_replace(services) if mode == "replace" else None
             report = write_document(
                 services.db,
                 document,
@@ -115,15 +118,18 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
                 at=services.clock().isoformat(),
                 progress=bar.advance,
             )
-            dense = services.controller.memory.dense
-            if mode == "replace":
-                _reset_vectors(dense)
-            dense.flush(services.controller.memory.texts_for)
+            if replaced is not None:
+                erasure = forget.after_replace(services, replaced)
+            else:
+                services.controller.memory.dense.flush(services.controller.memory.texts_for)
     finally:
         bar.stop()
     payload = report.as_dict()
+    if erasure is not None:
+        payload["erasure"] = erasure
     if as_json:
         _echo_json(payload)
+        _unverified(erasure, then="the same `aniso import --replace`")
         return
     blocks = ", ".join(f"{n} {tier}" for tier, n in report.blocks.items())
     click.echo(
@@ -131,15 +137,28 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
         f"blocks, {report.profile_values} profile values from {file}"
         + (f"; the privacy guard redacted {report.redacted} texts" if report.redacted else "")
     )
+    _unverified(erasure, then="the same `aniso import --replace`")
 
 
-def _reset_vectors(dense: Any) -> None:
+def _unverified(receipt: dict[str, Any] | None, *, then: str = "the same `aniso forget`") -> None:
+    """An erasure whose scan found forgotten bytes fails the command, in one line."""
+    if receipt is None or receipt.get("verified"):
+        return
     from aniso.errors import StoreError
 
-    try:
-        dense.index.reset()
-    except StoreError as error:
-        dense.warn(f"the vector index could not be reset ({error}); run aniso reindex")
+    found = receipt.get("residue", {})
+    files = sorted({*found.get("files_holding_vectors", []), *found.get("files_holding_text", [])})
+    pending = receipt.get("vectors", {}).get("pending")
+    if files:
+        where = f"{', '.join(files)} still hold"
+    elif pending:
+        where = f"{pending.split(';')[0]}, so it may still hold"
+    else:
+        where = "the vector index may still hold"
+    raise StoreError(
+        f"the erasure could not be verified: {where} forgotten data; "
+        f"run `aniso reindex`, then {then} again"
+    )
 
 
 @click.command("forget")
@@ -210,8 +229,9 @@ def forget_command(
     receipt = f.forget(services, plan, remove_profile=remove_profile)
     if as_json:
         _echo_json(receipt)
-        return
-    _print_receipt(receipt)
+    else:
+        _print_receipt(receipt)
+    _unverified(receipt)
 
 
 def _done(as_json: bool, payload: dict[str, Any], text: str) -> None:

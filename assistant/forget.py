@@ -7,12 +7,18 @@ archive and block ids (a search also looks inside the archive and at block forms
 1. SQLite, one transaction under the data dir's writer lock: `tiers.erasure` removes
    the rows and recomputes what drew on them; the receipt is recorded in the audit
    log in the same transaction, with counts and ids, never content.
-2. The vector index: deleted, verified, and rebuilt if its files still hold the bytes
-   (`tiers.vector_erasure`).
+2. The vector index: rebuilt in a fresh folder from what remains, its old folder
+   deleted once every client of it is closed (`tiers.vector_erasure`).
 3. Logs: `aniso.log` and its rotations are rewritten without the lines that quote
    what was forgotten.
 4. Free pages and the WAL: FTS segments merged, VACUUM, then a TRUNCATE checkpoint,
    so deleted rows do not linger in free pages or old WAL frames.
+5. Verification (`aniso.residue`), after every writer is done: every file under the
+   data dir is scanned for every forgotten vector and every forgotten text. Only an
+   empty scan makes the receipt say `verified: true`; otherwise it names the files.
+
+Every erasure path goes through `forget`: each CLI mode, the TUI's forget, and
+`import --replace` (through `purge_vectors`, with the same rebuild and scan).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
+from aniso import residue
 from aniso.errors import InputError
 from aniso.storage import transaction, vacuum, writer_lock
 from aniso.tiers import archive, lexical, vector_erasure
@@ -272,18 +279,77 @@ def forget(services: Services, plan: Plan, *, remove_profile: bool) -> dict[str,
                 [now.isoformat(), json.dumps(receipt)],
             )
             audit_id = int(cursor.lastrowid)
-        receipt["vectors"] = vector_erasure.erase(
+        vectors = vector_erasure.erase(
             dense,
             erased.vector_keys,
-            folder=_chroma_folder(services),
             flush=services.controller.memory.texts_for,
+            everything=plan.everything,
         )
+        receipt["vectors"] = vectors.receipt
         receipt["logs"] = scrub_logs(data_dir, db, erased, plan)
-        with transaction(db):
-            db.execute("UPDATE audit SET detail = ? WHERE id = ?", [json.dumps(receipt), audit_id])
         lexical.optimize(db)
         receipt["sqlite"] = vacuum(db)
+        verify(data_dir, db, receipt, vectors, erased.texts)
+        with transaction(db):
+            db.execute("UPDATE audit SET detail = ? WHERE id = ?", [json.dumps(receipt), audit_id])
     return receipt
+
+
+def verify(
+    data_dir: Path,
+    db: sqlite_utils.Database,
+    receipt: dict[str, Any],
+    vectors: vector_erasure.VectorErasure,
+    texts: list[str],
+) -> None:
+    """Scan the data dir for what was forgotten and set the receipt's verdict.
+
+    Runs after the vector index was rebuilt and closed, the logs rewritten and SQLite
+    vacuumed and checkpointed: no writer is left to put a byte back after the scan.
+    Needles that the remaining memory still holds (the same text said twice, one copy
+    kept; a vector identical to a kept one) are left out: they are not residue."""
+    held = _held_texts(db)
+    needles = residue.text_needles(texts)
+    needles = [n for n in needles if n not in residue.find(held, needles)]
+    kept = vectors.kept | _held_vectors(db)
+    signatures = [s for s in vectors.forgotten if s not in kept]
+    found = residue.scan(data_dir, vectors=signatures, texts=needles)
+    entry = receipt["vectors"]
+    if "pending" not in entry:
+        entry["files_holding_bytes"] = found.vectors
+        if "scope" not in entry:  # embedded: the scan is the verification
+            entry["verified"] = not found.vectors
+    receipt["residue"] = {
+        "files_scanned": found.scanned_files,
+        "vectors_looked_for": len(signatures),
+        "texts_looked_for": len(needles),
+        "files_holding_vectors": found.vectors,
+        "files_holding_text": found.texts,
+    }
+    receipt["verified"] = found.clean and bool(entry.get("verified"))
+
+
+def _held_vectors(db: sqlite_utils.Database) -> set[bytes]:
+    """Signatures of the vectors SQLite still holds: a block's centroid is its one
+    episode's vector while it has one, and an import writes centroids back."""
+    return {
+        bytes(blob[: residue.SIGNATURE_BYTES])
+        for (blob,) in db.execute("SELECT centroid FROM blocks WHERE centroid IS NOT NULL")
+        if len(blob) >= residue.SIGNATURE_BYTES
+    }
+
+
+def _held_texts(db: sqlite_utils.Database) -> bytes:
+    """Every text memory still holds, lower-cased, as one blob to search needles in."""
+    parts: list[str] = []
+    for query in (
+        "SELECT user_text, reply FROM episodes",
+        "SELECT summary, keywords || anchors FROM blocks",
+        "SELECT value, '' FROM profile_values",
+    ):
+        for first, second in db.execute(query):
+            parts += [first or "", second or ""]
+    return "\n".join(parts).lower().encode("utf-8", "replace")
 
 
 def _all_vector_keys(dense: Any) -> list[str]:
@@ -291,12 +357,6 @@ def _all_vector_keys(dense: Any) -> list[str]:
         return sorted(dense.index.ids())
     except Exception:  # noqa: BLE001 - a dead index is rebuilt from (empty) memory later
         return []
-
-
-def _chroma_folder(services: Services) -> Path | None:
-    if services.settings.chroma_url:
-        return None
-    return services.settings.data_dir / "chroma"
 
 
 def _receipt(plan: Plan, erased: Erased, now: datetime) -> dict[str, Any]:
@@ -362,3 +422,56 @@ def scrub_logs(
         dropped += len(lines) - len(kept)
         files += 1
     return {"files_rewritten": files, "lines_removed": dropped}
+
+
+@dataclass
+class Replaced:
+    """What memory held before an `import --replace`: what the scan must not find after."""
+
+    vectors: list[bytes]
+    texts: list[str] = field(repr=False)
+
+
+def before_replace(services: Services) -> Replaced:
+    """Read the signatures and texts of the memory an import is about to replace."""
+    from aniso.errors import StoreError
+    from aniso.tiers.vectors import ChromaIndex
+
+    dense = services.controller.memory.dense
+    signatures: list[bytes] = []
+    try:
+        index = dense.index
+        if isinstance(index, ChromaIndex):
+            signatures = residue.signatures(index.vectors()[1])
+    except StoreError:
+        pass  # the rebuild below fails the same way and says so in the receipt
+    texts = [t for row in services.db.execute("SELECT user_text, reply FROM episodes") for t in row]
+    return Replaced(signatures, [t for t in texts if t])
+
+
+def after_replace(services: Services, old: Replaced) -> dict[str, Any]:
+    """Erase the replaced memory the way `forget --all` does, refill the index with the
+    imported one, and verify; returns the erasure receipt."""
+    from aniso.errors import StoreError
+    from aniso.tiers.vectors import ChromaIndex
+
+    db = services.db
+    memory = services.controller.memory
+    vectors = vector_erasure.VectorErasure(
+        {"deleted": len(old.vectors), "verified": False, "rebuilt": False}, old.vectors
+    )
+    try:
+        vector_erasure.renew(memory.dense, drop=set(), everything=True)
+        vectors.receipt["rebuilt"] = True
+        memory.dense.flush(memory.texts_for)
+        index = memory.dense.index
+        if isinstance(index, ChromaIndex):
+            vectors.kept = set(residue.signatures(index.vectors()[1]))
+    except StoreError as error:
+        memory.dense.warn(f"the vector index could not be rebuilt ({error}); run aniso reindex")
+        vectors.receipt["pending"] = f"the vector index could not be rebuilt now ({error})"
+    receipt: dict[str, Any] = {"vectors": vectors.receipt}
+    lexical.optimize(db)
+    receipt["sqlite"] = vacuum(db)
+    verify(services.settings.data_dir, db, receipt, vectors, old.texts)
+    return receipt

@@ -16,6 +16,7 @@ from aniso.chat import Assistant
 from aniso.clock import Clock, SimulatedClock, parse_instant, system_clock
 from aniso.controller import MemoryController
 from aniso.llm import LLMGateway
+from aniso.native_heap import wipe_freed_memory
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
@@ -79,6 +80,7 @@ def build(
     gateway: LLMGateway | None = None,
     temporary: bool = False,
 ) -> Services:
+    wipe_freed_memory()  # freed heap holds no memory a later buffer could write out
     clock = clock or make_clock(settings)
     # Stores that create files later on their own (Chroma's folder, SQLite's WAL) follow
     # the process umask: from here on, whatever this process creates is private.

@@ -23,6 +23,7 @@ from aniso.settings import load_settings
 from aniso.storage import open_db
 
 
+@pytest.mark.erasure
 def test_cli_round_trip_of_a_lived_in_memory(llm, clock: SimulatedClock, data_dir: Path) -> None:
     services = build(load_settings({"model": "fake/x"}), clock=clock)
     populate(services, clock)
@@ -30,6 +31,7 @@ def test_cli_round_trip_of_a_lived_in_memory(llm, clock: SimulatedClock, data_di
     tiers = {r[0] for r in services.db.execute("SELECT tier FROM blocks")}
     assert tiers == {"hot", "warm", "cold"}
     assert services.db.execute("SELECT count(*) FROM archive").fetchone()[0] > 0
+    services.controller.memory.dense.close()  # the app has exited: it owned the index
     services.db.conn.close()
 
     first, second = data_dir.parent / "first.json", data_dir.parent / "second.json"
@@ -40,6 +42,7 @@ def test_cli_round_trip_of_a_lived_in_memory(llm, clock: SimulatedClock, data_di
     imported = run_cli("import", str(first), "--replace", "--json")
     assert imported.returncode == 0, imported.stderr
     assert json.loads(imported.stdout)["episodes"] == report["episodes"]
+    assert json.loads(imported.stdout)["erasure"]["verified"] is True
     again = run_cli("export", "--out", str(second))
     assert again.returncode == 0, again.stderr
     assert second.read_bytes() == first.read_bytes()

@@ -52,6 +52,7 @@ def recall(query: str) -> list[dict]:
     return json.loads(result.stdout)["items"]
 
 
+@pytest.mark.erasure
 def test_forgotten_strings_leave_no_byte_in_the_data_dir(
     services: Services, clock: SimulatedClock, data_dir: Path
 ) -> None:
@@ -111,19 +112,28 @@ def digest(data_dir: Path) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@pytest.mark.erasure
 def test_block_and_date_modes_and_kept_profile(
     services: Services, clock: SimulatedClock, data_dir: Path
 ) -> None:
     blocks = populate(services, clock)
+    busy = run_cli("forget", "--block", str(blocks["profile"]), "--json")
+    assert busy.returncode == 1, "the app still owns the vector index: nothing is verified"
+    assert busy.stderr.count(b"\n") == 1 and b"another Aniso process" in busy.stderr
+    assert b"aniso reindex" in busy.stderr and json.loads(busy.stdout)["verified"] is False
+    services.controller.memory.dense.close()  # the app has exited
     services.db.conn.close()
+    again = run_cli("forget", "--block", str(blocks["profile"]), "--json")
+    assert again.returncode == 1 and b"no block" in again.stderr, "the first run erased it"
+    reindexed = run_cli("reindex")
+    assert reindexed.returncode == 0, reindexed.stderr
+    assert run_cli("doctor").returncode == 0, "the index holds what SQLite expects"
     before = digest(data_dir)
     missing = run_cli("forget", "--block", "9999")
     assert missing.returncode == 1 and b"no block 9999" in missing.stderr
     assert digest(data_dir) == before
 
-    result = run_cli("forget", "--block", str(blocks["profile"]), "--json")
-    assert result.returncode == 0, result.stderr
-    receipt = json.loads(result.stdout)
+    receipt = json.loads(busy.stdout)
     assert receipt["blocks_removed"] == [blocks["profile"]]
     assert [row["field"] for row in receipt["profile_kept"]] == ["likes"]
     assert files_with(data_dir, b"zqxprof") == ["aniso.db"]  # only the kept profile value
@@ -138,10 +148,12 @@ def test_block_and_date_modes_and_kept_profile(
     assert wrong.returncode == 1 and b"--before 'yesterday' is not a date" in wrong.stderr
 
 
+@pytest.mark.erasure
 def test_forget_all_needs_yes_and_empties_every_store(
     services: Services, clock: SimulatedClock, data_dir: Path
 ) -> None:
     populate(services, clock)
+    services.controller.memory.dense.close()  # the app has exited: it owned the index
     services.db.conn.close()
     before = digest(data_dir)
     preview = run_cli("forget", "--all")
@@ -150,9 +162,51 @@ def test_forget_all_needs_yes_and_empties_every_store(
 
     result = run_cli("forget", "--all", "--yes", "--profile", "--json")
     assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["verified"] is True
     for word in (b"zqx", b"bicycle", b"porto", b"sourdough", b"jasmine"):
         assert files_with(data_dir, word) == [], word
     db = sqlite3.connect(data_dir / "aniso.db")
     for table in ("episodes", "blocks", "archive", "links", "block_terms", "profile_values"):
         assert db.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
     assert recall("bicycle") == []
+
+
+@pytest.mark.erasure
+def test_a_receipt_never_says_verified_while_a_file_still_holds_the_text(
+    services: Services, clock: SimulatedClock, data_dir: Path
+) -> None:
+    populate(services, clock)
+    services.controller.memory.dense.close()
+    services.db.conn.close()
+    (data_dir / "notes.txt").write_text(f"copied by hand: {HOT[0]}\n", encoding="utf-8")
+    result = run_cli("forget", "--search", "sourdough", "--yes", "--json")
+    assert result.returncode == 1
+    assert result.stderr.count(b"\n") == 1 and b"notes.txt" in result.stderr
+    receipt = json.loads(result.stdout)
+    assert receipt["verified"] is False
+    assert receipt["residue"]["files_holding_text"] == ["notes.txt"]
+    assert receipt["vectors"]["verified"] is True, "the vectors themselves are gone"
+    (data_dir / "notes.txt").unlink()
+    assert files_with(data_dir, b"sourdough") == []
+
+
+@pytest.mark.erasure
+def test_text_told_through_ask_is_gone_byte_for_byte_after_forget(data_dir: Path) -> None:
+    """The user's path: chat with `aniso ask`, then `aniso forget --search … --yes`."""
+    planted = [
+        "My neighbour Qzvmarker Ostrova keeps bees behind the old mill",
+        "Remind me that Qzvmarker honey goes to my sister on Friday",
+        "I like quiet mornings with strong coffee",
+    ]
+    for text in planted:
+        asked = run_cli("--model", "fake/x", "ask", text, fake_reply="Noted.")
+        assert asked.returncode == 0, asked.stderr
+    assert files_with(data_dir, b"qzvmarker")
+    result = run_cli("forget", "--search", "qzvmarker", "--yes", "--json")
+    assert result.returncode == 0, result.stderr
+    receipt = json.loads(result.stdout)
+    assert receipt["verified"] is True and receipt["vectors"]["verified"] is True
+    assert receipt["residue"]["texts_looked_for"] >= 2
+    assert files_with(data_dir, b"qzvmarker") == []
+    assert files_with(data_dir, b"keeps bees behind") == []
+    assert files_with(data_dir, b"strong coffee"), "what was not forgotten stays"

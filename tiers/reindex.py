@@ -7,7 +7,7 @@ import sys
 import sqlite_utils
 
 from aniso.storage import transaction
-from aniso.tiers import lexical
+from aniso.tiers import lexical, vector_erasure
 from aniso.tiers.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 
@@ -25,7 +25,8 @@ def rebuild(db: sqlite_utils.Database, memory: TieredMemory, *, progress: bool =
             lexical.index_block(db, row["id"], row["summary"])
         db.execute("DELETE FROM outbox")
     lexical.optimize(db)
-    memory.dense.index.reset()
+    # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
+    vector_erasure.renew(memory.dense, drop=set(), everything=True)
     rows = list(db.query("SELECT id, user_text FROM episodes ORDER BY id"))
     blocks = list(
         db.query("SELECT id, summary FROM blocks WHERE summary != '' AND status = 'active'")

@@ -1,15 +1,18 @@
-"""Erasing from the vector index so that the bytes are gone, not only the ids.
+"""Erasing from the vector index by rebuilding it, never by delete-marking.
 
-Chroma stores no text of ours (we never pass documents), but it does keep each
-forgotten memory's embedding, and a delete does not remove it from disk: Chroma's
-write-ahead log (`embeddings_queue` in its own SQLite file) keeps the original add
-until a purge, and freed pages keep the floats after that. So erasure here is:
-read the forgotten vectors, delete them, verify the ids are gone, then scan the
-folder for their bytes; if any file still holds them, the folder is rebuilt from
-the remaining vectors (read back, not re-embedded) and scanned again.
+A delete in Chroma does not remove a vector's bytes: hnswlib only marks the slot,
+its data stays in `data_level0.bin`, Chroma's write-ahead log keeps the original
+add, and a segment that is still open can write the old slot again when it is
+flushed later. An embedding can be inverted into much of its text, so bytes left
+behind are the forgotten content, kept.
 
-A Chroma server is outside the data dir: there the delete is verified by id only,
-and the receipt says so.
+The index is derived data, so erasure rebuilds it: apply the queued writes, read
+back what remains (the vectors themselves, not re-embedded), close every client of
+the old folder, write a new index in a sibling folder, swap it in and delete the old
+one (`vectors.rebuild_folder`). The caller then verifies with `aniso.residue`, after
+every writer is closed. A Chroma server gets the equivalent (drop the collection and
+create it again with what remains); its files live on the server, so the receipt
+says that they cannot be verified from here.
 """
 
 from __future__ import annotations
@@ -17,78 +20,101 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from aniso.errors import StoreError
+from aniso.residue import signatures
+from aniso.tiers import vectors
 from aniso.tiers.dense import DenseMemory
-from aniso.tiers.vectors import ChromaIndex
 
 log = logging.getLogger(__name__)
-SIGNATURE_BYTES = 64
-"""A vector is found by its first 16 floats: random-looking, and unique in practice."""
+SERVER_SCOPE = (
+    "server: the collection was dropped and recreated with what remains; the server's "
+    "own files cannot be verified from here"
+)
 
 
-def _signatures(matrix: np.ndarray) -> list[bytes]:
-    return [row.astype("<f4").tobytes()[:SIGNATURE_BYTES] for row in matrix]
+@dataclass
+class VectorErasure:
+    """The receipt's `vectors` entry, and what the final scan must look for."""
 
-
-def files_holding(folder: Path, signatures: Sequence[bytes]) -> list[str]:
-    """Files under `folder` that contain any of the byte strings."""
-    if not signatures or not folder.exists():
-        return []
-    found = []
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file():
-            continue
-        data = path.read_bytes()
-        if any(sig in data for sig in signatures):
-            found.append(str(path.relative_to(folder)))
-    return found
+    receipt: dict[str, Any]
+    forgotten: list[bytes] = field(default_factory=list, repr=False)
+    kept: set[bytes] = field(default_factory=set, repr=False)
 
 
 def erase(
     dense: DenseMemory,
     keys: Sequence[str],
     *,
-    folder: Path | None,
     flush: Callable[[Sequence[str]], dict[str, str]],
-) -> dict[str, Any]:
-    """Apply the queued deletes (and upserts of recomputed forms), then verify."""
-    receipt: dict[str, Any] = {"deleted": len(keys), "verified": False, "rebuilt": False}
+    everything: bool = False,
+) -> VectorErasure:
+    """Apply the queued deletes (and upserts of recomputed forms), then rebuild the index
+    from what remains. `receipt["verified"]` stays False: only the caller's scan of the
+    data dir, after every writer is closed, may set it."""
+    result = VectorErasure({"deleted": len(keys), "verified": False, "rebuilt": False})
     try:
         index = dense.index
-        signatures: list[bytes] = []
-        if isinstance(index, ChromaIndex) and keys:
+        if keys and isinstance(index, vectors.ChromaIndex):
             _, matrix, _ = index.vectors(list(keys))
-            signatures = _signatures(matrix)
+            result.forgotten = signatures(matrix)
         dense.flush(flush)
         if dense.degraded:
             raise StoreError(dense.degraded)
-        left = set(keys) & index.ids()
-        if left:
-            index.delete(sorted(left))
-            left = set(keys) & index.ids()
-        receipt["verified"] = not left
-        if folder is None:
-            receipt["scope"] = "server: verified by id"
-            return receipt
-        _remove_broken_copy(folder)
-        holding = files_holding(folder, signatures)
-        if holding:
-            rebuild_folder(dense, folder)
-            holding = files_holding(folder, signatures)
-            receipt["rebuilt"] = True
-        receipt["files_holding_bytes"] = holding
-        receipt["verified"] = receipt["verified"] and not holding
+        server = isinstance(index, vectors.ChromaIndex) and index.folder is None
+        result.kept = renew(dense, drop=set(keys), everything=everything)
+        result.receipt["rebuilt"] = True
+        if server:
+            result.receipt["verified"] = not (set(keys) & dense.index.ids())
+            result.receipt["scope"] = SERVER_SCOPE
     except StoreError as error:
-        receipt["pending"] = (
-            f"the vector index could not be cleaned now ({error}); the "
-            "deletes stay queued and run when it is back"
+        result.receipt["pending"] = (
+            f"the vector index could not be rebuilt now ({error}); the deletes stay queued: "
+            "run aniso reindex, then forget again"
         )
-    return receipt
+    return result
+
+
+def renew(dense: DenseMemory, *, drop: set[str], everything: bool = False) -> set[bytes]:
+    """Rebuild the index with every vector it holds but those of `drop` (none at all with
+    `everything`); returns the signatures of the vectors kept. `aniso reindex` and
+    `import --replace` start from an empty index this way too."""
+    index = dense.index
+    folder = index.folder if isinstance(index, vectors.ChromaIndex) else None
+    if everything:
+        ids: list[str] = []
+        matrix = np.zeros((0, 0), dtype=np.float32)
+        metas: list[dict[str, Any]] = []
+    elif isinstance(index, vectors.ChromaIndex):
+        ids, matrix, metas = index.vectors()
+        keep = [i for i, key in enumerate(ids) if key not in drop]
+        ids, metas = [ids[i] for i in keep], [metas[i] for i in keep]
+        matrix = matrix[keep] if len(keep) else np.zeros((0, 0), dtype=np.float32)
+    else:  # another VectorIndex: its own reset and delete are all it offers
+        if everything:
+            index.reset()
+        elif drop:
+            index.delete(sorted(drop))
+        return set()
+    if folder is None:
+        index.reset()
+        index.upsert(ids, matrix, metas)
+    else:
+        _remove_broken_copy(folder)
+        with vectors.owned(folder):
+            dense.close()
+            vectors.close_all(folder)
+            vectors.rebuild_folder(folder, ids, matrix, metas)
+        from aniso.storage import tighten_permissions
+
+        tighten_permissions(folder.parent)
+    log.info("the vector index was rebuilt with %d vectors after an erasure", len(ids))
+    return set(signatures(matrix))
 
 
 def _remove_broken_copy(folder: Path) -> None:
@@ -96,32 +122,3 @@ def _remove_broken_copy(folder: Path) -> None:
     aside = folder.with_name(folder.name + ".broken")
     if aside.exists():
         shutil.rmtree(aside, ignore_errors=True)
-
-
-def rebuild_folder(dense: DenseMemory, folder: Path) -> int:
-    """Recreate the embedded index from its own remaining vectors; returns their count."""
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    from aniso.storage import tighten_permissions
-
-    index = dense.index
-    if not isinstance(index, ChromaIndex):
-        return 0
-    ids, matrix, metas = index.vectors()
-    index.close()
-    # Chroma caches one system per folder; a cached one would keep writing to the
-    # deleted files. Another handle on this folder in this process goes stale: its
-    # writes fail into its outbox, and `aniso reindex` or a restart brings it back.
-    SharedSystemClient._identifier_to_system.pop(str(folder), None)
-    SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
-    dense._index = None
-    shutil.rmtree(folder, ignore_errors=True)
-    fresh = dense.index
-    batch = 1024
-    for start in range(0, len(ids), batch):
-        fresh.upsert(
-            ids[start : start + batch], matrix[start : start + batch], metas[start : start + batch]
-        )
-    tighten_permissions(folder.parent)
-    log.info("the vector index was rebuilt with %d vectors after an erasure", len(ids))
-    return len(ids)

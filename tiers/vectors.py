@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -141,6 +142,7 @@ class ChromaIndex:
             _release_folder(path)
             raise
         index._folder = path
+        _OPEN.setdefault(path.resolve(), weakref.WeakSet()).add(index)
         return index
 
     @classmethod
@@ -177,6 +179,11 @@ class ChromaIndex:
             ) from exc
         index.rebuilt = True
         return index
+
+    @property
+    def folder(self) -> Path | None:
+        """The embedded folder this index owns; None for a server."""
+        return self._folder
 
     def upsert(
         self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[Mapping[str, Scalar]]
@@ -284,9 +291,14 @@ class ChromaIndex:
             self._collection = self._create()
 
     def close(self) -> None:
-        """Without it an embedded index keeps its files open until the process ends."""
+        """Without it an embedded index keeps its files open until the process ends.
+
+        Closing the last client of a folder stops Chroma's system for it, which drops
+        its Rust bindings and with them the HNSW segment writers: after this returns,
+        nothing in this process writes to the folder's files."""
         self.client.close()
         if self._folder is not None:
+            _OPEN.get(self._folder.resolve(), weakref.WeakSet()).discard(self)
             _release_folder(self._folder)
             self._folder = None
 
@@ -347,6 +359,7 @@ def _bound_http_timeouts(client: ClientAPI) -> None:
 # the owner replays at its next recall, and its recall is lexical, with a warning.
 _CLAIMS: dict[Path, tuple[int, int]] = {}  # folder -> (lock fd, indexes open on it)
 _CLAIMS_LOCK = threading.Lock()
+_OPEN: dict[Path, weakref.WeakSet[ChromaIndex]] = {}  # folder -> indexes open on it here
 
 
 def _claim_folder(path: Path) -> None:
@@ -446,3 +459,63 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+@contextmanager
+def owned(path: Path) -> Iterator[None]:
+    """Hold this process's claim on the folder `path` for the block, even while every
+    index on it is closed: no other Aniso process can take the folder in between."""
+    _claim_folder(path)
+    try:
+        yield
+    finally:
+        _release_folder(path)
+
+
+def close_all(path: Path) -> int:
+    """Close every index this process has open on the folder `path`; returns how many.
+
+    An index closed here by another holder fails its next call with `StoreError`, so
+    its owner degrades to lexical recall and queues writes in the outbox; a fresh
+    open (the next process, or `DenseMemory` reopening) sees the new folder."""
+    indexes = list(_OPEN.pop(path.resolve(), weakref.WeakSet()))
+    for index in indexes:
+        index.close()
+    import gc
+
+    gc.collect()  # a client caught in a reference cycle would keep its Rust writers alive
+    return len(indexes)
+
+
+def rebuild_folder(
+    path: Path,
+    ids: Sequence[str],
+    vectors: np.ndarray,
+    metadatas: Sequence[Mapping[str, Scalar]],
+    *,
+    collection: str = "memory",
+) -> None:
+    """Replace the embedded index at `path` by a new one that holds exactly these vectors.
+
+    Every index on `path` must be closed first (`close_all`, under `owned`). The new
+    index is written in a sibling folder by its own client, which is closed (so fully
+    flushed) before the swap; the old folder is renamed away and deleted only after
+    that. Its segments were never opened by the new client and their writer is gone,
+    so no byte of the old index can reach the folder the app opens next: erasing
+    from a folder means never writing that folder again, not delete-marking in it.
+    """
+    fresh = path.with_name(path.name + ".fresh")
+    retired = path.with_name(path.name + ".retired")
+    _remove(fresh)
+    _remove(retired)
+    client = _persistent_client(fresh)
+    try:
+        index = ChromaIndex(client, collection, hint=f"delete {path} to have it rebuilt")
+        index.upsert(list(ids), vectors, list(metadatas))
+    finally:
+        client.close()
+        _forget(fresh, None)
+    if path.exists():
+        path.rename(retired)
+    fresh.rename(path)
+    _remove(retired)

@@ -91,4 +91,11 @@ def forget_blocks(services: Services, block_ids: Sequence[int]) -> int:
 
     plan = forget.plan_blocks(services.db, list(dict.fromkeys(block_ids)))
     receipt = forget.forget(services, plan, remove_profile=False)
+    if not receipt["verified"]:
+        from aniso.errors import StoreError
+
+        raise StoreError(
+            "the blocks were erased, but the erasure could not be verified: run "
+            "`aniso reindex`, then forget them again"
+        )
     return len(receipt["blocks_removed"])
