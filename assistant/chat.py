@@ -11,9 +11,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from aniso.controller import MemoryController
-from aniso.errors import AnisoError, StoreError
-from aniso.llm import CompletionRequest, LLMGateway
-from aniso.prompt import MemoryItem
+from aniso.core.errors import AnisoError, StoreError
+from aniso.core.ports import CompletionRequest
+from aniso.llm.gateway import LLMGateway
+from aniso.tiers.model import MemoryItem
 
 
 @dataclass(frozen=True)

@@ -21,16 +21,17 @@ from typing import Protocol
 
 import sqlite_utils
 
-from aniso.clock import Clock
-from aniso.errors import StoreError
+from aniso.core.clock import Clock
+from aniso.core.db import store_error
+from aniso.core.errors import StoreError
+from aniso.core.settings import Settings
 from aniso.inputs import clean_message
 from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
-from aniso.prompt import MemoryItem, fit_memories, system_prompt
-from aniso.settings import Settings
-from aniso.storage import store_error
+from aniso.prompt import fit_memories, system_prompt
 from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
+from aniso.tiers.model import MemoryItem
 
 log = logging.getLogger(__name__)
 Message = dict[str, str]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from aniso.errors import InputError
+from aniso.core.errors import InputError
 
 MAX_MESSAGE_CHARS = 100_000
 _ALLOWED_CONTROLS = {"\n", "\r", "\t"}

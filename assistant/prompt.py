@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
-from aniso.tokens import count_tokens
+from aniso.core.tokens import count_tokens
+from aniso.tiers.model import MemoryItem
 
 SYSTEM_PREAMBLE = (
     "You are Aniso, a personal assistant with long-term memory. "
@@ -54,28 +54,14 @@ def quote_block(text: str) -> str:
     return "\n".join(f"> {line}" for line in neutralise(text).splitlines() or [""])
 
 
-@dataclass(frozen=True)
-class MemoryItem:
-    """One recalled memory, with the provenance the UI and benchmarks rely on."""
-
-    block_id: int
-    tier: str  # hot | warm | cold
-    at: datetime
-    text: str
-    tokens: int
-    outdated: bool = False
-    form: str = "full"  # full | incomplete | vague
-    episode_id: int | None = None
-    ref: str | None = None
-    score: float = 0.0
-
-    def render(self) -> str:
-        marks = [self.tier, self.at.date().isoformat()]
-        if self.form != "full":
-            marks.append(self.form)
-        if self.outdated:
-            marks.append("OUTDATED: superseded by the profile")
-        return f"[memory {self.block_id} | {' | '.join(marks)}]\n{quote_block(self.text)}"
+def render_item(item: MemoryItem) -> str:
+    """One memory as the model sees it: its provenance line, then the quoted text."""
+    marks = [item.tier, item.at.date().isoformat()]
+    if item.form != "full":
+        marks.append(item.form)
+    if item.outdated:
+        marks.append("OUTDATED: superseded by the profile")
+    return f"[memory {item.block_id} | {' | '.join(marks)}]\n{quote_block(item.text)}"
 
 
 def system_prompt(*, profile_text: str, memories: Sequence[MemoryItem], now: datetime) -> str:
@@ -83,7 +69,7 @@ def system_prompt(*, profile_text: str, memories: Sequence[MemoryItem], now: dat
     if profile_text.strip():
         parts.append(f"{PROFILE_HEADER}\n{neutralise(profile_text).strip()}")
     if memories:
-        parts.append(memory_section([item.render() for item in memories]))
+        parts.append(memory_section([render_item(item) for item in memories]))
     return "\n\n".join(parts)
 
 
@@ -99,7 +85,7 @@ def fit_memories(
     remaining = budget_tokens - count_tokens(profile_text)
     kept = []
     for item in memories:
-        cost = count_tokens(item.render())
+        cost = count_tokens(render_item(item))
         if cost <= remaining:
             kept.append(item)
             remaining -= cost

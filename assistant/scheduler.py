@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aniso.settings import Settings
+from aniso.core.settings import Settings
 
 log = logging.getLogger(__name__)
 JOB_ID = "nightly-compaction"

@@ -13,19 +13,22 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from aniso.chat import Assistant
-from aniso.clock import Clock, SimulatedClock, parse_instant, system_clock
 from aniso.controller import MemoryController
-from aniso.llm import LLMGateway
-from aniso.native_heap import wipe_freed_memory
+from aniso.core.clock import Clock, SimulatedClock, parse_instant, system_clock
+from aniso.core.db import PRIVATE_UMASK, open_db
+from aniso.core.errors import ConfigError
+from aniso.core.ports import Embedder
+from aniso.core.runtime import wipe_freed_memory
+from aniso.core.settings import LOCAL_EMBEDDING, Settings
+from aniso.llm.gateway import LLMGateway
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
-from aniso.settings import Settings
-from aniso.storage import PRIVATE_UMASK, open_db
-from aniso.tiers.dense import DenseMemory
-from aniso.tiers.embeddings import make_embedder
+from aniso.tiers.compaction import Compactor
+from aniso.tiers.index.dense import DenseMemory
+from aniso.tiers.index.embeddings import LocalMiniLM
+from aniso.tiers.index.vectors import ChromaIndex
 from aniso.tiers.memory import TieredMemory
-from aniso.tiers.vectors import ChromaIndex
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,39 @@ class Services:
     def redact_text(self, text: str) -> str:
         """Redact text on a write path other than chat (summaries, imports, exports)."""
         return self.controller.redact(text)[0]
+
+
+def make_embedder(spec: str) -> Embedder:
+    """The `embedding` setting as an Embedder: the local MiniLM, else a litellm model."""
+    spec = spec.strip()
+    if spec == LOCAL_EMBEDDING:
+        return LocalMiniLM()
+    if not spec or spec.startswith("local/"):
+        raise ConfigError(
+            f"unknown embedding model {spec!r}: use {LOCAL_EMBEDDING} "
+            "or a litellm embedding model such as text-embedding-3-small"
+        )
+    from aniso.llm.embeddings import LiteLLMEmbedder
+
+    return LiteLLMEmbedder(spec)
+
+
+def make_compactor(
+    services: Services,
+    *,
+    on_block: Callable[[], None] | None = None,
+    before_commit: Callable[[int], None] | None = None,
+) -> Compactor:
+    """The compactor wired like the app: the guard on summaries, the LLM when capable."""
+    return Compactor(
+        services.db,
+        services.controller.memory,
+        services.settings,
+        redact=services.redact_text,
+        complete=services.gateway.complete if services.settings.use_llm_extraction else None,
+        on_block=on_block,
+        before_commit=before_commit,
+    )
 
 
 def make_clock(settings: Settings) -> Clock:

@@ -4,9 +4,8 @@ Importing this package is cheap: presidio and spaCy load on the first `Guard.sca
 """
 
 from aniso.privacy.audit import audit_record
-from aniso.privacy.evaluate import evaluate
 from aniso.privacy.findings import Finding, ScanResult
 from aniso.privacy.guard import Guard
 from aniso.privacy.notice import notice
 
-__all__ = ["Finding", "Guard", "ScanResult", "audit_record", "evaluate", "notice"]
+__all__ = ["Finding", "Guard", "ScanResult", "audit_record", "notice"]

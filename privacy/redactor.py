@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
-from aniso.clock import Clock
+from aniso.core.clock import Clock
 from aniso.privacy.audit import audit_record
 from aniso.privacy.guard import Guard
 from aniso.privacy.notice import notice

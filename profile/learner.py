@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from aniso.core.ports import Complete
 from aniso.profile.delta import merge_deltas
-from aniso.profile.llm_extract import Complete, extract_llm
+from aniso.profile.llm_extract import extract_llm
 from aniso.profile.render import render_for_prompt
 from aniso.profile.rules import extract_rules
 from aniso.profile.store import Change, ProfileStore

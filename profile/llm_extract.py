@@ -13,19 +13,16 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from aniso.llm import CompletionRequest
+from aniso.core.ports import Complete, CompletionRequest
 from aniso.profile import lexicon, vocab
 from aniso.profile.delta import EMPTY, Op, ProfileDelta
 from aniso.profile.model import is_list_field
 
 log = logging.getLogger(__name__)
 
-Complete = Callable[[CompletionRequest], str]
-"""Any completion function: `LLMGateway.complete` in production, a fake in tests."""
 
 MAX_TOKENS = 600
 SYSTEM = """You update a user's profile from one message the user wrote.

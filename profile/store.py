@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import sqlite_utils
 
-from aniso.clock import Clock
-from aniso.errors import InputError
+from aniso.core.clock import Clock
+from aniso.core.db import transaction
+from aniso.core.errors import InputError
 from aniso.profile import conflicts, vocab
 from aniso.profile.delta import Op, ProfileDelta, make_op
 from aniso.profile.model import (
@@ -31,7 +32,6 @@ from aniso.profile.model import (
     is_list_field,
 )
 from aniso.profile.stale import StaleCheck
-from aniso.storage import transaction
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,14 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from aniso.clock import SimulatedClock
-from aniso.llm import CompletionRequest
+from aniso.core.clock import SimulatedClock
+from aniso.core.ports import CompletionRequest, Embedder
+from aniso.core.settings import Settings
 from aniso.profile import ProfileStore, delta_from_persona
 from aniso.scenarios.variants import RecordingGateway
 from aniso.services import build
-from aniso.settings import Settings
 from aniso.tiers import archive
 from aniso.tiers.compaction import Compactor
-from aniso.tiers.embeddings import Embedder
 
 
 class Tiered:
@@ -77,7 +76,7 @@ class Tiered:
 
     def forget(self, text: str, *, now: datetime) -> int:
         """The product's own erasure (`aniso forget --search TEXT --yes`)."""
-        from aniso import forget
+        from aniso.data import forget
 
         plan = forget.plan_search(self.services.db, text)
         if not plan.matches:

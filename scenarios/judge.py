@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aniso.errors import AnisoError
-from aniso.llm import CompletionRequest, LLMGateway
+from aniso.core.errors import AnisoError
+from aniso.core.ports import CompletionRequest
+from aniso.llm.gateway import LLMGateway
 
 ATTEMPTS = 2
 RUBRIC = """You grade a personal assistant's final reply for personalisation.

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
 from aniso.privacy.guard import Guard
 from aniso.profile import ProfileStore, delta_from_persona, extract_rules
 from aniso.profile.model import Profile, is_list_field
 from aniso.scenarios.suite import Persona, Scenario
-from aniso.storage import open_db
 
 CONSTRAINT_FIELDS = ("diet", "avoid", "allergies", "spice", "budget", "schedule", "health")
 

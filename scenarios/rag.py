@@ -13,16 +13,16 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from aniso.clock import Clock
-from aniso.llm import LLMGateway
+from aniso.core.clock import Clock
+from aniso.core.db import open_db
+from aniso.core.ports import Embedder
+from aniso.core.settings import Settings
+from aniso.llm.gateway import LLMGateway
 from aniso.privacy.guard import Guard
 from aniso.profile import ProfileStore, delta_from_persona
 from aniso.profile.learner import ProfileLearner
 from aniso.scenarios.variants import RAG_TOP_K, Baseline, _user, ask, rag_system
-from aniso.settings import Settings
-from aniso.storage import open_db
-from aniso.tiers.embeddings import Embedder
-from aniso.tiers.vectors import ChromaIndex
+from aniso.tiers.index.vectors import ChromaIndex
 
 
 class Rag(Baseline):

@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import Settings
 from aniso.scenarios import checks
 from aniso.scenarios.judge import judge_reply
 from aniso.scenarios.oracle import Truth, build_truth, persona_mapping
@@ -38,8 +39,7 @@ from aniso.scenarios.variants import (
     Variant,
     make_variant,
 )
-from aniso.settings import Settings
-from aniso.tiers.embeddings import make_embedder
+from aniso.services import make_embedder
 
 DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 MESSAGE_GAP = timedelta(minutes=2)

@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from aniso.errors import ConfigError
+from aniso.core.errors import ConfigError
 
 CheckName = Literal[
     "pref_match", "update_handling", "stale_memory", "privacy_leak", "format", "consistency"

@@ -22,11 +22,11 @@ from typing import Protocol
 
 import numpy as np
 
-from aniso.errors import AnisoError
-from aniso.llm import CompletionRequest, LLMGateway
+from aniso.core.errors import AnisoError
+from aniso.core.ports import CompletionRequest, Embedder
+from aniso.core.settings import Settings
+from aniso.llm.gateway import LLMGateway
 from aniso.prompt import SYSTEM_PREAMBLE, memory_section, quote_block, system_prompt
-from aniso.settings import Settings
-from aniso.tiers.embeddings import Embedder
 
 Message = dict[str, str]
 VARIANTS = ("baseline", "history", "rag", "profile_rag", "aniso")

@@ -25,7 +25,7 @@ if "profile" in sys.modules and not hasattr(sys.modules["profile"], "run"):
 import pytest  # noqa: E402
 from fakes import ScriptedLLM, install  # noqa: E402
 
-from aniso.clock import SimulatedClock  # noqa: E402
+from aniso.core.clock import SimulatedClock  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

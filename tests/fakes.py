@@ -94,7 +94,7 @@ def make_handler(script: ScriptedLLM) -> Any:
 def register_provider(provider: str, make: Any) -> None:
     """Register a litellm custom provider beside the others (replacing its old self).
     `make()` builds the handler after litellm is imported the product's way (offline)."""
-    from aniso.llm import litellm_module
+    from aniso.llm.gateway import litellm_module
 
     litellm = litellm_module()
     handler = make()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
 from aniso.services import Services
 from aniso.tiers.compaction import Compactor
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from fakes import ScriptedLLM
 
-from aniso.clock import SimulatedClock
-from aniso.errors import InputError
+from aniso.core.clock import SimulatedClock
+from aniso.core.errors import InputError
+from aniso.core.settings import load_settings
 from aniso.prompt import MEMORY_HEADER
 from aniso.services import build
-from aniso.settings import load_settings
 
 
 def make(clock: SimulatedClock, **overrides: object):  # type: ignore[no-untyped-def]
@@ -61,7 +61,7 @@ def test_transient_failures_are_retried(llm: ScriptedLLM, clock: SimulatedClock)
     flaky = litellm.exceptions.RateLimitError("slow down", llm_provider="fake", model="scripted")
     llm.reply(flaky, flaky, "third time lucky")
     settings = load_settings({"model": "fake/scripted", "llm_retries": 2})
-    from aniso.llm import LLMGateway
+    from aniso.llm.gateway import LLMGateway
 
     waits: list[float] = []
     services = build(settings, clock=clock, gateway=LLMGateway(settings, sleep=waits.append))
@@ -116,8 +116,8 @@ def test_the_message_being_answered_is_never_recalled_as_a_memory(
     """Not even through a link from the thread it asks about (graph expansion)."""
     from datetime import timedelta
 
+    from aniso.core.settings import load_settings
     from aniso.services import build
-    from aniso.settings import load_settings
 
     first = build(load_settings({"model": "fake/x"}), clock=clock)
     first.assistant.send("My yoga studio is called Lotus Flow, classes are on Tuesdays at 7 am")

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 from helpers import RUNNER, run_cli
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
+from aniso.core.settings import load_settings
 from aniso.services import make_memory
-from aniso.settings import load_settings
-from aniso.storage import open_db
 
 EPISODES = 10_000
 TOPICS = [

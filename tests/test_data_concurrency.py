@@ -12,9 +12,9 @@ from pathlib import Path
 from helpers import TESTS, run_cli
 from memory_builder import populate
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.settings import load_settings
 from aniso.tiers import archive
 
 BACKGROUND = textwrap.dedent(
@@ -24,9 +24,9 @@ BACKGROUND = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     from fakes import ScriptedLLM, install
     install(ScriptedLLM(default="ok"))
-    from aniso.clock import SimulatedClock, parse_instant
+    from aniso.core.clock import SimulatedClock, parse_instant
     from aniso.services import build
-    from aniso.settings import load_settings
+    from aniso.core.settings import load_settings
     from aniso.tiers.compaction import Compactor
     clock = SimulatedClock(parse_instant(sys.argv[2]))
     services = build(load_settings({"model": "fake/x"}), clock=clock)

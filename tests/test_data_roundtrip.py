@@ -13,14 +13,14 @@ from helpers import run_cli
 from hypothesis import HealthCheck, given, settings
 from memory_builder import populate
 
-from aniso.clock import SimulatedClock
-from aniso.export import export_json
-from aniso.export_model import TIERS
-from aniso.importer import read_document, write_document
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
+from aniso.core.settings import load_settings
+from aniso.data.document import TIERS
+from aniso.data.export import export_json
+from aniso.data.importer import read_document, write_document
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.services import build
-from aniso.settings import load_settings
-from aniso.storage import open_db
 
 
 @pytest.mark.erasure

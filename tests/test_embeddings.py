@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from aniso.errors import ConfigError, ModelError
-from aniso.tiers import embeddings
-from aniso.tiers.embeddings import LiteLLMEmbedder, LocalMiniLM, make_embedder
+from aniso.core.errors import ConfigError, ModelError
+from aniso.llm.embeddings import LiteLLMEmbedder
+from aniso.services import make_embedder
+from aniso.tiers.index import embeddings
+from aniso.tiers.index.embeddings import LocalMiniLM
 
 HERE = Path(__file__).resolve()
 REFERENCE_COPIES = [
@@ -153,7 +155,7 @@ class FakeEmbeddingProvider:
 
 @pytest.fixture
 def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEmbeddingProvider]:
-    from aniso.llm import litellm_module
+    from aniso.llm.gateway import litellm_module
 
     litellm = litellm_module()
     fake = FakeEmbeddingProvider()

@@ -6,13 +6,13 @@ import json
 
 from conftest import REPO
 
-from aniso.export_model import SCHEMA_VERSION, json_schema, schema_text
+from aniso.data.document import SCHEMA_VERSION, json_schema, schema_text
 
 
 def test_committed_schema_equals_the_generated_one() -> None:
     committed = (REPO / "export-schema.json").read_text(encoding="utf-8")
     assert committed == schema_text(), (
-        "export-schema.json is stale: run `python -m aniso.export_model > export-schema.json`"
+        "export-schema.json is stale: run `python -m aniso.data.document > export-schema.json`"
     )
 
 

@@ -13,10 +13,10 @@ import pytest
 from helpers import run_cli
 from memory_builder import COLD, HOT, KEEP, MARKERS, PROFILE, WARM, populate
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.logs import log_to_data_dir
 from aniso.services import Services, build
-from aniso.settings import load_settings
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aniso.cli import main
-from aniso.errors import StoreError
-from aniso.export_model import MAX_TEXT
-from aniso.importer import read_document, write_document
-from aniso.storage import open_db
+from aniso.core.db import open_db
+from aniso.core.errors import StoreError
+from aniso.data.document import MAX_TEXT
+from aniso.data.importer import read_document, write_document
 
 FUZZ = settings(
     max_examples=25,

@@ -12,6 +12,10 @@ from conftest import REPO
 
 CHECK = (
     "import profile, aniso.profile, aniso.tiers, aniso.privacy, aniso.tui, aniso.scenarios;"
+    "import aniso.core.ports, aniso.llm.gateway, aniso.data.forget, aniso.cli, aniso.bench.locomo;"
+    "import aniso.tiers.index.vectors, aniso.profile.rules.en, aniso.bench.evaluate;"
+    "from importlib import resources;"
+    "assert (resources.files('aniso.privacy') / 'data' / 'pii_labelled.jsonl').is_file();"
     "import sysconfig, pathlib;"
     "std = pathlib.Path(sysconfig.get_paths()['stdlib']);"
     "assert pathlib.Path(profile.__file__).parent == std, profile.__file__;"

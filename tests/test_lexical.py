@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aniso.storage import open_db
-from aniso.tiers import lexical
+from aniso.core.db import open_db
+from aniso.tiers.index import lexical
 
 
 def test_common_words_leave_the_query_while_a_rarer_word_remains(data_dir: Path) -> None:

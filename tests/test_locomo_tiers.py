@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import run_cli
 
-from aniso.locomo import nights
+from aniso.bench.locomo import nights
 
 
 def conversation(path: Path) -> Path:

@@ -1,13 +1,13 @@
-"""The malloc arena cap that lets a long session reuse freed memory (see aniso.native_heap)."""
+"""The malloc arena cap that lets a long session reuse freed memory (see aniso.core.runtime)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from aniso import native_heap
+from aniso.core import runtime as native_heap
 
-PROBE = "from aniso.native_heap import limit_malloc_arenas as f, arena_limit as g; print(f(), g())"
+PROBE = "from aniso.core.runtime import limit_malloc_arenas as f, arena_limit as g; print(f(), g())"
 
 
 def probe(env: dict[str, str]) -> str:
@@ -28,7 +28,7 @@ def test_a_users_own_malloc_arena_max_is_left_alone() -> None:
 
 WIPE_PROBE = """
 import ctypes, ctypes.util, sys
-from aniso.native_heap import wipe_freed_memory
+from aniso.core.runtime import wipe_freed_memory
 if sys.argv[1] == "wipe":
     assert wipe_freed_memory()
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
@@ -66,7 +66,7 @@ def test_freed_heap_memory_is_wiped_so_no_buffer_carries_it_to_disk() -> None:
 
 
 def test_a_users_own_malloc_perturb_is_left_alone() -> None:
-    probe = "from aniso.native_heap import wipe_freed_memory as w; print(w())"
+    probe = "from aniso.core.runtime import wipe_freed_memory as w; print(w())"
     result = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

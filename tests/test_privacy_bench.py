@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aniso.bench_guard import measure_guard_latency
-from aniso.privacy.evaluate import load
+from aniso.bench.evaluate import load
+from aniso.bench.guard import measure_guard_latency
 
 DATASET = Path(__file__).parent / "data" / "pii_labelled.jsonl"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aniso.privacy import evaluate
-from aniso.privacy.evaluate import format_report, load, packaged_dataset
+from aniso.bench import evaluate
+from aniso.bench.evaluate import format_report, load, packaged_dataset
 
 DATASET = Path(__file__).parent / "data" / "pii_labelled.jsonl"
 MUST_RECALL = ("CREDIT_CARD", "RU_PASSPORT", "UA_PASSPORT", "IBAN", "EMAIL", "PHONE")

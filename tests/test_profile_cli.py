@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from aniso.cli import AnisoGroup, Context
-from aniso.cli_profile import profile
-from aniso.clock import SimulatedClock
+from aniso.cli.profile import profile
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
 from aniso.profile import FIELDS, ProfileStore, extract_rules
-from aniso.storage import open_db
 
 NOW = "2026-01-05T19:00:00"
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from aniso.errors import ModelError
-from aniso.llm import CompletionRequest
+from aniso.core.errors import ModelError
+from aniso.core.ports import CompletionRequest
 from aniso.profile import Op, ProfileDelta, extract_llm, extract_rules, merge_deltas
 from aniso.profile.delta import EMPTY
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from conftest import DAY0
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
 from aniso.profile import ProfileStore, delta_from_persona, extract_rules
-from aniso.storage import open_db
 
 LOCAL = Path(__file__).resolve().parent / "data" / "mempersonal"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mempersonal"

@@ -8,10 +8,10 @@ import pytest
 from test_profile_rules import CASES
 
 from aniso.profile import extract_rules
-from aniso.profile.prefilter import candidates, index, needs, plain_text
 from aniso.profile.rules import MASK, run, sentences
-from aniso.profile.rules_en import RULES as EN
-from aniso.profile.rules_ru import RULES as RU
+from aniso.profile.rules.en import RULES as EN
+from aniso.profile.rules.prefilter import candidates, index, needs, plain_text
+from aniso.profile.rules.ru import RULES as RU
 
 SENTENCES = [
     "I'm vegetarian.",

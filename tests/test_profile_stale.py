@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import DAY0
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
 from aniso.profile import ProfileStore, extract_rules, is_correction, render_for_prompt
-from aniso.storage import open_db
 
 HOUR = timedelta(hours=1)
 BEFORE = DAY0 + timedelta(minutes=30)  # written before any profile statement

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import DAY0
 
-from aniso.clock import SimulatedClock
-from aniso.errors import InputError
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db, transaction
+from aniso.core.errors import InputError
 from aniso.profile import FIELDS, Op, Profile, ProfileDelta, ProfileStore, extract_rules
 from aniso.profile.store import Change
-from aniso.storage import open_db, transaction
 
 HOUR = timedelta(hours=1)
 

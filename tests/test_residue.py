@@ -1,4 +1,4 @@
-"""The scan behind every erasure receipt (aniso.residue): it must find what is there."""
+"""The scan behind every erasure receipt (aniso.data.residue): it must find what is there."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aniso import residue
+from aniso.data import residue
+from aniso.tiers.index import vector_erasure
 
 
 @pytest.mark.parametrize("offset", range(17))
@@ -34,7 +35,7 @@ def test_vectors_and_texts_are_found_in_files_and_named(tmp_path: Path) -> None:
     (tmp_path / "clean.txt").write_text("nothing here")
     found = residue.scan(
         tmp_path,
-        vectors=residue.signatures(vector.reshape(1, -1)),
+        vectors=vector_erasure.signatures(vector.reshape(1, -1)),
         texts=residue.text_needles(["my old bicycle is green", "ok"]),
     )
     assert found.vectors == ["sub/index.bin"] and found.texts == ["app.log"]

@@ -16,12 +16,12 @@ import pytest
 from fakes import ScriptedLLM, install
 from helpers import one_line_error, run_cli
 
+from aniso.core.settings import load_settings
 from aniso.scenarios.judge import judge_reply
 from aniso.scenarios.report import Report
 from aniso.scenarios.runner import run_suites
 from aniso.scenarios.suite import ScenarioError, bundled_suites, load_suite
 from aniso.scenarios.variants import RecordingGateway
-from aniso.settings import load_settings
 
 MEMPERSONAL = Path(__file__).resolve().parent / "data" / "mempersonal"
 LIST_REPLY = "- first step\n- second step\n- third step"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime
 
+from aniso.core.settings import load_settings
 from aniso.scheduler import JOB_ID, last_scheduled, needs_catch_up, next_run, start
-from aniso.settings import load_settings
 
 
 def test_last_slot_is_in_the_users_timezone() -> None:

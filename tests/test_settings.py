@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from aniso.errors import ConfigError
-from aniso.settings import EMBEDDED_MODEL, describe, load_settings
+from aniso.core.errors import ConfigError
+from aniso.core.settings import EMBEDDED_MODEL, describe, load_settings
 
 
 def sources(settings, overrides=None) -> dict[str, str]:  # type: ignore[no-untyped-def]

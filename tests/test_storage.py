@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from aniso.errors import StoreError
-from aniso.schema import MIGRATIONS, SCHEMA_VERSION, schema_version
-from aniso.storage import loose_permissions, open_db
+from aniso.core.db import loose_permissions, open_db
+from aniso.core.errors import StoreError
+from aniso.core.schema import MIGRATIONS, SCHEMA_VERSION, schema_version
 
 
 def mode(path: Path) -> int:

@@ -10,9 +10,9 @@ from fakes import ScriptedLLM
 from helpers import run_cli
 from memory_builder import populate
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.settings import load_settings
 
 SECRET = "Qzvtempword"
 

@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 from fakes import ScriptedLLM
 
-from aniso.cli_tiers import make_compactor
-from aniso.clock import SimulatedClock
-from aniso.services import Services, build
-from aniso.settings import load_settings
-from aniso.storage import transaction
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import transaction
+from aniso.core.settings import load_settings
+from aniso.core.tokens import count_tokens
+from aniso.services import Services, build, make_compactor
 from aniso.tiers.summarize import CAPSULE_ANCHORS, GIST_WORDS, MAX_KEYWORDS, capsule, extractive
 from aniso.tiers.text import stems
-from aniso.tokens import count_tokens
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import pytest
 from fakes import ScriptedLLM
 from helpers import nights
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import Services, build
-from aniso.settings import load_settings
 from aniso.tiers import archive
 from aniso.tiers.compaction import Compactor, kept_share, last_report
 

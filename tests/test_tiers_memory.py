@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
+from aniso.core.settings import load_settings
 from aniso.services import make_memory
-from aniso.settings import load_settings
-from aniso.storage import open_db
 from aniso.tiers import links
 from aniso.tiers.memory import TieredMemory
 
@@ -85,7 +85,7 @@ def test_recall_dedupes_and_ignores_unrelated(memory: TieredMemory, clock: Simul
 def test_dead_vector_index_falls_back_to_lexical_and_replays(
     memory: TieredMemory, clock: SimulatedClock
 ) -> None:
-    from aniso.errors import StoreError
+    from aniso.core.errors import StoreError
 
     real = memory.dense.index
     broken = _BrokenIndex()
@@ -105,7 +105,7 @@ def test_dead_vector_index_falls_back_to_lexical_and_replays(
 
 class _BrokenIndex:
     def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        from aniso.errors import StoreError
+        from aniso.core.errors import StoreError
 
         def fail(*args: object, **kwargs: object) -> None:
             raise StoreError("vector server at 127.0.0.1:1 refused the connection")
@@ -114,7 +114,7 @@ class _BrokenIndex:
 
 
 def test_reindex_rebuilds_derived_stores(memory: TieredMemory, clock: SimulatedClock) -> None:
-    from aniso.tiers.reindex import rebuild
+    from aniso.tiers.index.reindex import rebuild
 
     store(memory, clock, "Mount Elbrus climb is planned for August")
     memory.db.execute("DELETE FROM episode_fts")

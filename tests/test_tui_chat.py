@@ -11,8 +11,8 @@ import pytest
 from fakes import ScriptedLLM
 from tui_helpers import SIZE, make_app, say, settle, transcript, wait_until
 
-from aniso.clock import SimulatedClock
-from aniso.errors import ModelError, StoreError
+from aniso.core.clock import SimulatedClock
+from aniso.core.errors import ModelError, StoreError
 from aniso.tui.chat import ChatMessage, Composer
 from aniso.tui.status import StatusBar
 
@@ -220,8 +220,8 @@ async def test_first_session_of_the_day_opens_with_the_digest(
     """What is still open is the app's first message of a new day, and only once."""
     from datetime import timedelta
 
+    from aniso.core.settings import load_settings
     from aniso.services import build
-    from aniso.settings import load_settings
 
     earlier = build(load_settings({"model": "fake/x"}), clock=clock)
     earlier.assistant.send("The boiler doesn't work again, I need to fix it before Friday")

@@ -9,7 +9,7 @@ import pytest
 from fakes import ScriptedLLM
 from tui_helpers import SIZE, YOGA, make_app, say, seed_cold_yoga, settle, transcript, wait_until
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 from aniso.tui.memory_panel import MemoryPanel, age, counts_line
 

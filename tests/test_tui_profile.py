@@ -8,7 +8,7 @@ import pytest
 from fakes import ScriptedLLM
 from tui_helpers import SIZE, make_app, say, settle, wait_until
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
 from aniso.profile.model import FIELDS
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 from aniso.tui.profile_screen import ProfileScreen

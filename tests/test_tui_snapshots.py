@@ -16,7 +16,7 @@ from fakes import ScriptedLLM
 from svg_snapshots import check, screen_svg
 from tui_helpers import SIZE, make_app, say, seed_cold_yoga, settle, wait_until
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
 from aniso.tui.app import AnisoApp
 from aniso.tui.chat import Composer
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from aniso.clock import SimulatedClock
-from aniso.prompt import MemoryItem
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db, transaction
+from aniso.core.settings import load_settings
 from aniso.services import make_memory
-from aniso.settings import load_settings
-from aniso.storage import open_db, transaction
 from aniso.tiers import blocks, links, unpack
 from aniso.tiers.memory import (
     NEIGHBOUR_LIFT,
@@ -23,6 +22,7 @@ from aniso.tiers.memory import (
     _ranked_since,
     _relevant,
 )
+from aniso.tiers.model import MemoryItem
 
 AT = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 

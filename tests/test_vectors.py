@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from chroma_server import ChromaServer, chroma_server, running_chroma  # noqa: F401
 
-from aniso.errors import ConfigError, StoreError
-from aniso.tiers.vectors import ChromaIndex, VectorIndex
+from aniso.core.errors import ConfigError, StoreError
+from aniso.tiers.index.vectors import ChromaIndex, VectorIndex
 
 # `chroma_server` is imported above as a fixture (pytest finds it by name), hence its noqa.
 # Server tests may open sockets to loopback only; the rest of the suite has none at all.
@@ -234,7 +234,7 @@ def test_a_locked_folder_is_an_error_not_a_rebuild(tmp_path: Path, monkeypatch) 
     def locked(path: Path):
         raise RuntimeError("error returned from database: (code: 5) database is locked")
 
-    monkeypatch.setattr("aniso.tiers.vectors._persistent_client", locked)
+    monkeypatch.setattr("aniso.tiers.index.vectors._persistent_client", locked)
     warnings: list[str] = []
     with pytest.raises(StoreError, match="database is locked"):
         open_folder(folder, warnings)

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from fakes import ScriptedLLM
 
-from aniso.clock import SimulatedClock
-from aniso.forget import forget, plan_search
+from aniso.core.clock import SimulatedClock
+from aniso.core.db import open_db
+from aniso.core.settings import load_settings
+from aniso.data.forget import forget, plan_search
 from aniso.services import Services, build, make_memory
-from aniso.settings import load_settings
-from aniso.storage import open_db
-from aniso.tiers.dense import episode_key
+from aniso.tiers.index.dense import episode_key
 from aniso.tiers.memory import TieredMemory
 
 TEXTS = [

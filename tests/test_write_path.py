@@ -21,11 +21,11 @@ from fakes import ScriptedLLM
 from helpers import run_cli
 from test_profile_mempersonal import EXPECTED, SCENARIOS, SUPERSEDED, user_messages
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.logs import log_to_data_dir
 from aniso.services import Services, build
-from aniso.settings import load_settings
-from aniso.stats import memory_stats
+from aniso.tiers.stats import memory_stats
 
 # One planted value per recognizer, with the cue a user would naturally write.
 PLANTED: dict[str, str] = {
@@ -222,7 +222,7 @@ def test_every_recognizer_through_every_path(
     logging.getLogger("aniso.test").warning("a warning quoting the user: %s", MESSAGES[0])
 
     # Summaries: age everything into warm and cold, where the LLM writes the forms.
-    from aniso.cli_tiers import make_compactor
+    from aniso.services import make_compactor
 
     for days in (20, 120):
         clock.advance(DAY0 + timedelta(days=days) - clock())

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.settings import load_settings
 from aniso.tiers.compaction import Compactor
 from aniso.tui.app import AnisoApp
 from aniso.tui.backend import Backend

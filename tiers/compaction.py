@@ -22,12 +22,14 @@ from datetime import datetime
 
 import sqlite_utils
 
-from aniso.settings import Settings
-from aniso.storage import transaction, writer_lock
-from aniso.tiers import archive, lexical, links
-from aniso.tiers.dense import block_key, episode_key
+from aniso.core.db import transaction, writer_lock
+from aniso.core.ports import Complete
+from aniso.core.settings import Settings
+from aniso.tiers import archive, links
+from aniso.tiers.index import lexical
+from aniso.tiers.index.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
-from aniso.tiers.summarize import Complete, Forms, salience, with_llm
+from aniso.tiers.summarize import Forms, salience, with_llm
 from aniso.tiers.text import stems
 
 RANK = {"hot": 0, "warm": 1, "cold": 2}

@@ -24,7 +24,7 @@ from datetime import datetime, tzinfo
 
 import sqlite_utils
 
-from aniso.storage import transaction
+from aniso.core.db import transaction
 
 META_KEY = "digest_day"
 MAX_OPEN = 5

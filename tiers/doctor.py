@@ -11,7 +11,7 @@ import sqlite3
 
 import sqlite_utils
 
-from aniso.tiers.dense import DenseMemory, expected_keys, pending_keys
+from aniso.tiers.index.dense import DenseMemory, expected_keys, pending_keys
 
 RESTORE_HINT = (
     "copy the database aside, then restore the latest `aniso backup` into the data dir "

@@ -12,7 +12,7 @@ from datetime import datetime
 
 import sqlite_utils
 
-from aniso.storage import transaction
+from aniso.core.db import transaction
 
 
 @dataclass(frozen=True)

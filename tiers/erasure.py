@@ -21,8 +21,9 @@ from datetime import datetime
 import numpy as np
 import sqlite_utils
 
-from aniso.tiers import archive, lexical, links
-from aniso.tiers.dense import block_key, episode_key
+from aniso.tiers import archive, links
+from aniso.tiers.index import lexical
+from aniso.tiers.index.dense import block_key, episode_key
 from aniso.tiers.summarize import extractive
 from aniso.tiers.text import stems
 

@@ -20,13 +20,14 @@ from typing import Literal
 import numpy as np
 import sqlite_utils
 
-from aniso.prompt import MemoryItem
-from aniso.storage import transaction
-from aniso.tiers import blocks, lexical, links, markers
+from aniso.core.db import transaction
+from aniso.core.tokens import count_tokens
+from aniso.tiers import blocks, links, markers
 from aniso.tiers.actuality import ActualityInputs, actuality
-from aniso.tiers.dense import DenseMemory, block_key, episode_key, parse_key
+from aniso.tiers.index import lexical
+from aniso.tiers.index.dense import DenseMemory, block_key, episode_key, parse_key
+from aniso.tiers.model import MemoryItem
 from aniso.tiers.text import stems
-from aniso.tokens import count_tokens
 
 DENSE_FLOOR = 0.2  # below this cosine, MiniLM neighbours are unrelated text
 CANDIDATES = 100

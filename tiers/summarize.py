@@ -18,6 +18,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from aniso.core.ports import Complete, CompletionRequest
 from aniso.tiers.text import anchors as find_anchors
 from aniso.tiers.text import keywords as find_keywords
 from aniso.tiers.text import sentences, stems
@@ -163,6 +164,9 @@ def _ranked_anchors(texts: Sequence[str]) -> list[str]:
     return list(unique.values())[:MAX_ANCHORS]
 
 
+FORMS_MAX_TOKENS = 700
+
+
 class LLMForms(BaseModel):
     """What a capable model returns for a block (structured output)."""
 
@@ -174,9 +178,6 @@ class LLMForms(BaseModel):
     keywords: list[str] = Field(max_length=MAX_KEYWORDS)
     anchors: list[str] = Field(max_length=MAX_ANCHORS)
     """Dates, names, places and numbers that must survive compression."""
-
-
-Complete = Callable[[list[dict[str, str]], dict], str]
 
 
 def with_llm(
@@ -205,7 +206,13 @@ def with_llm(
         },
     }
     try:
-        raw = complete([{"role": "user", "content": prompt}], schema)
+        request = CompletionRequest(
+            messages=[{"role": "user", "content": prompt}],
+            max_tokens=FORMS_MAX_TOKENS,
+            temperature=0.0,
+            response_format=schema,
+        )
+        raw = complete(request)
         forms = LLMForms.model_validate(json.loads(raw))
     except (ValidationError, ValueError, TypeError) as error:
         log.warning("LLM summary unusable (%s); using the extractive one", type(error).__name__)

@@ -14,11 +14,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
-from aniso.prompt import MemoryItem
-from aniso.storage import transaction
-from aniso.tiers import archive, blocks, lexical, links
-from aniso.tiers.dense import block_key, episode_key
+from aniso.core.db import transaction
+from aniso.tiers import archive, blocks, links
+from aniso.tiers.index import lexical
+from aniso.tiers.index.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
+from aniso.tiers.model import MemoryItem
 
 # An old item this relevant (fused score after actuality, the scale of `memory.fuse`)
 # restores its block: the default of `Settings.unpack_score`. Calibrated on LoCoMo

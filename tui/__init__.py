@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aniso.settings import Settings
+    from aniso.core.settings import Settings
 
 
 def run(settings: Settings) -> None:
     """Open the app on a terminal; returns when the user quits."""
+    from aniso.core.db import ensure_data_dir, permission_warning
     from aniso.logs import log_to_data_dir
-    from aniso.storage import ensure_data_dir, permission_warning
     from aniso.tui.app import AnisoApp
     from aniso.tui.backend import Backend
 

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
-from aniso.errors import AnisoError
+from aniso.core.errors import AnisoError
 from aniso.tui.backend import Backend, Turn
 from aniso.tui.chat import ChatMessage, ChatPane, Composer
 from aniso.tui.commands import AnisoCommands

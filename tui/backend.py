@@ -19,11 +19,11 @@ from aniso.tui import data_actions
 
 if TYPE_CHECKING:
     from aniso.chat import Reply
-    from aniso.clock import Clock
+    from aniso.core.clock import Clock
+    from aniso.core.settings import Settings
     from aniso.profile.model import ProfileValue
-    from aniso.prompt import MemoryItem
     from aniso.services import Services
-    from aniso.settings import Settings
+    from aniso.tiers.model import MemoryItem
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Backend:
         temporary: bool = False,
         exporter: Callable[[Services, Path], Path] = data_actions.export,
     ) -> None:
-        from aniso.clock import SimulatedClock, parse_instant, system_clock
+        from aniso.core.clock import SimulatedClock, parse_instant, system_clock
 
         self.settings = settings
         self.temporary = temporary
@@ -76,7 +76,7 @@ class Backend:
 
     @property
     def is_local(self) -> bool:
-        from aniso.settings import EMBEDDED_MODEL
+        from aniso.core.settings import EMBEDDED_MODEL
 
         return self.model == EMBEDDED_MODEL or self.model.startswith(("ollama/", "ollama_chat/"))
 
@@ -93,12 +93,12 @@ class Backend:
 
     def warm_up(self) -> None:
         """Build services and load the model now, so the first reply is quick."""
-        from aniso.llm import litellm_module
+        from aniso.llm.gateway import litellm_module
 
         self.services()
         litellm_module()
         if self.settings.is_embedded_model:
-            from aniso import embedded
+            from aniso.llm import embedded
 
             embedded.load_model()
 
@@ -132,7 +132,7 @@ class Backend:
 
     def switch_model(self, model: str) -> None:
         """Use another litellm model from the next message on; ConfigError if unknown."""
-        from aniso.llm import LLMGateway
+        from aniso.llm.gateway import LLMGateway
 
         model = model.strip()
         candidate = replace_settings(self.settings, model=model)
@@ -236,7 +236,7 @@ class Backend:
         return bool(row and row[0])
 
     def pin(self, block_id: int, value: bool = True) -> None:
-        from aniso.storage import transaction
+        from aniso.core.db import transaction
         from aniso.tiers.blocks import set_marker
 
         with self._lock:
@@ -257,7 +257,7 @@ class Backend:
             return self._exporter(self.services(), path.expanduser())
 
     def compact(self) -> dict[str, Any]:
-        from aniso.cli_tiers import make_compactor
+        from aniso.services import make_compactor
 
         with self._lock:
             services = self.services()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aniso.errors import InputError
+from aniso.core.errors import InputError
 
 if TYPE_CHECKING:
     from aniso.services import Services
@@ -34,8 +34,8 @@ class BlockPreview:
 def export(services: Services, path: Path) -> Path:
     """Write an export of everything to `path` with the core exporter (`aniso export`):
     Markdown when the path ends in `.md`, the re-importable JSON otherwise."""
-    from aniso.export import export_json
-    from aniso.export_md import export_markdown
+    from aniso.data.export import export_json
+    from aniso.data.markdown import export_markdown
 
     writer = export_markdown if path.suffix.lower() == ".md" else export_json
     report = writer(services.db, path, redact=services.redact_text)
@@ -48,7 +48,7 @@ def preview_search(services: Services, query: str) -> list[BlockPreview]:
     Dense neighbours and graph expansion are left out on purpose: erasing is
     irreversible, so only blocks whose own words match the query are offered.
     """
-    from aniso.tiers import lexical
+    from aniso.tiers.index import lexical
 
     if not query.strip():
         raise InputError("type what to forget: a word or phrase from the conversation")
@@ -87,12 +87,12 @@ def forget_blocks(services: Services, block_ids: Sequence[int]) -> int:
     with its FTS, WAL and free pages, the archive and restored copies, links, vectors
     and logs. Profile values are left alone; the profile view edits them. Returns how
     many blocks were removed."""
-    from aniso import forget
+    from aniso.data import forget
 
     plan = forget.plan_blocks(services.db, list(dict.fromkeys(block_ids)))
     receipt = forget.forget(services, plan, remove_profile=False)
     if not receipt["verified"]:
-        from aniso.errors import StoreError
+        from aniso.core.errors import StoreError
 
         raise StoreError(
             "the blocks were erased, but the erasure could not be verified: run "

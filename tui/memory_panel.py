@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from aniso.prompt import MemoryItem
+from aniso.tiers.model import MemoryItem
 from aniso.tui.backend import TierCounts
 
 BADGE_STYLE = {

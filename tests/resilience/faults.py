@@ -141,7 +141,7 @@ def _pieces(text: str, chunk: Any) -> Iterable[Any]:
 
 def install(llm: FaultyLLM) -> FaultyLLM:
     """Register the faulty provider beside the others (the embedded one, `fake`)."""
-    from aniso.llm import litellm_module
+    from aniso.llm.gateway import litellm_module
 
     litellm = litellm_module()
     others = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER]

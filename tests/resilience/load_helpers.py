@@ -57,7 +57,7 @@ def install_cheap_embeddings() -> None:
     from litellm import CustomLLM
     from litellm.types.utils import Embedding, EmbeddingResponse
 
-    from aniso.llm import litellm_module
+    from aniso.llm.gateway import litellm_module
 
     class Handler(CustomLLM):
         def embedding(self, *args: Any, **kwargs: Any) -> EmbeddingResponse:
@@ -125,9 +125,9 @@ def drive(prefix: str, count: int, start: str, embedding: str) -> dict[str, Any]
     if embedding == "cheap":
         install_cheap_embeddings()
         overrides["embedding"] = CHEAP_MODEL
-    from aniso.clock import SimulatedClock, parse_instant
+    from aniso.core.clock import SimulatedClock, parse_instant
+    from aniso.core.settings import load_settings
     from aniso.services import build
-    from aniso.settings import load_settings
 
     clock = SimulatedClock(parse_instant(start))
     services = build(load_settings(overrides), clock=clock)

@@ -14,9 +14,9 @@ from pathlib import Path
 from fakes import ScriptedLLM
 from helpers import one_line_error, run_cli
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.settings import load_settings
 
 CARD = "4111 1111 1111 1111"
 EMAIL = "olga.petrova@example.com"
@@ -27,7 +27,7 @@ WRITER = f"""
 import sys
 from pathlib import Path
 from aniso.services import build
-from aniso.settings import load_settings
+from aniso.core.settings import load_settings
 
 stop = Path(sys.argv[1])
 services = build(load_settings())

@@ -101,9 +101,9 @@ def test_a_block_restored_by_another_process_meanwhile_is_not_restored_twice(
     """Two chats recall the same cold block; the other one restores it between our
     recall and our restore. Ours must see that and do nothing: no second copy of each
     episode, no empty hot block for the compactor to trip on."""
+    from aniso.core.db import transaction
+    from aniso.core.settings import load_settings
     from aniso.services import build
-    from aniso.settings import load_settings
-    from aniso.storage import transaction
     from aniso.tiers import unpack
     from aniso.tiers.compaction import Compactor
 
@@ -140,11 +140,11 @@ def test_a_late_summary_upsert_does_not_bring_back_a_restored_block(llm, clock, 
     """Another process queued the warm summary's vector and could not push it (it did
     not own the index); then this one restored the block. Replaying both must leave
     no vector for the restored block."""
+    from aniso.core.settings import load_settings
     from aniso.services import build
-    from aniso.settings import load_settings
     from aniso.tiers import unpack
     from aniso.tiers.compaction import Compactor
-    from aniso.tiers.dense import block_key
+    from aniso.tiers.index.dense import block_key
 
     services = build(load_settings({"model": "fake/x"}), clock=clock)
     for text in ("My allotment has tomatoes by the fence", "The allotment shed needs paint"):

@@ -19,9 +19,9 @@ import pytest
 from fakes import ScriptedLLM
 from helpers import RUNNER, one_line_error
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.settings import load_settings
 from aniso.tiers import memory as memory_module
 
 CAP_BYTES = 64 * 1024  # smaller than the database file: any growth or checkpoint fails

@@ -17,11 +17,11 @@ from helpers import one_line_error, run_cli
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from aniso.clock import SimulatedClock
-from aniso.errors import InputError
+from aniso.core.clock import SimulatedClock
+from aniso.core.errors import InputError
+from aniso.core.settings import load_settings
 from aniso.inputs import MAX_MESSAGE_CHARS, clean_message
 from aniso.services import Services, build
-from aniso.settings import load_settings
 from aniso.tiers.doctor import check
 
 TEN_MB = 10 * 1024 * 1024

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from resilience.faults import CUT_TEXT, MODEL, FaultyLLM
 
-from aniso.cli_tiers import make_compactor
-from aniso.clock import SimulatedClock
-from aniso.errors import ModelError
-from aniso.llm import CompletionRequest, LLMGateway
+from aniso.core.clock import SimulatedClock
+from aniso.core.errors import ModelError
+from aniso.core.ports import CompletionRequest
+from aniso.core.settings import load_settings
+from aniso.llm.gateway import LLMGateway
 from aniso.profile.store import ProfileStore
-from aniso.services import Services, build
-from aniso.settings import load_settings
+from aniso.services import Services, build, make_compactor
 
 RUNNER = Path(__file__).with_name("fault_runner.py")
 TRANSIENT = ["timeout", "429", "500", "refused"]

@@ -14,9 +14,9 @@ from pathlib import Path
 from helpers import run_cli
 from resilience.faults import MODEL
 
-from aniso.export_md import export_markdown
+from aniso.core.settings import load_settings
+from aniso.data.markdown import export_markdown
 from aniso.services import build
-from aniso.settings import load_settings
 
 RUNNER = Path(__file__).with_name("fault_runner.py")
 OPENAI_KEY = "sk-proj-Q8wErTy7uIoP1aSdF3gHjK9lZxCvBn4M5qW2eR"

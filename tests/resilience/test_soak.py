@@ -14,7 +14,7 @@ from pathlib import Path
 
 from helpers import run_cli
 
-from aniso.cli_bench import sparkline
+from aniso.cli.perf import sparkline
 
 MESSAGES = 1000
 GROWTH_BOUND = 1.5

@@ -19,9 +19,9 @@ from chroma_server import free_port, running_chroma
 from fakes import ScriptedLLM
 from helpers import RUNNER, one_line_error, run_cli
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
 from aniso.services import Services, build
-from aniso.settings import load_settings
 from aniso.tiers.doctor import check
 
 FERRY = [

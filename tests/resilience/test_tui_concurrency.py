@@ -20,7 +20,7 @@ from helpers import run_cli
 from resilience.load_helpers import stored_markers
 from tui_helpers import SIZE, make_app, say, transcript
 
-from aniso.clock import SimulatedClock
+from aniso.core.clock import SimulatedClock
 
 pytestmark = pytest.mark.anyio
 CLI_ROUNDS = 3

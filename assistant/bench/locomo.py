@@ -1,0 +1,330 @@
+"""LoCoMo replay: evidence recall of the memory on long, months-spanning conversations.
+
+Each turn becomes an episode at its session's date (a simulated clock), then every
+question is recalled at a time after the last session. We score evidence recall over
+turns (k = 5, 10, 20), evidence recall within context budgets (1,000 and 2,000
+tokens), the mean context tokens and recall latency. Category 5 (adversarial
+questions without an answer in the conversation) is excluded.
+
+By default memory stays hot-only (no compaction), the figure of the retrieval
+issue. With `tiers=True` the nightly compactor (deterministic summaries) runs on
+the simulated clock every night between sessions and until the questions, so old
+sessions are warm or cold when they are asked about; recall then unpacks with the
+product's own policy (`unpack.choose`, questions asked one after another
+as in a chat) and recalls again after a restore.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from aniso.core.errors import InputError
+
+KS = (5, 10, 20)
+BUDGETS = (1000, 2000)
+SESSION_KEY = re.compile(r"^session_(\d+)$")
+TURN_SPACING = timedelta(seconds=40)
+
+
+@dataclass(frozen=True)
+class Turn:
+    ref: str
+    speaker: str
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    evidence: frozenset[str]
+    category: int
+
+
+@dataclass(frozen=True)
+class Conversation:
+    name: str
+    turns: list[Turn]
+    questions: list[Question]
+
+    @property
+    def end(self) -> datetime:
+        return self.turns[-1].at
+
+
+def parse_session_date(text: str) -> datetime:
+    """LoCoMo writes dates like '1:56 pm on 8 May, 2023'."""
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        raise InputError(f"cannot read the LoCoMo session date {text!r}") from None
+
+
+def _evidence(raw: Any) -> frozenset[str]:
+    refs: set[str] = set()
+    for item in raw or []:
+        refs.update(part for part in re.split(r"[\s,;]+", str(item)) if part)
+    return frozenset(refs)
+
+
+def load(path: Path) -> Conversation:
+    """Read one LoCoMo conversation file; errors name the file and the problem."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"cannot read LoCoMo file {path}: {error}") from None
+    if isinstance(data, dict) and "conversation" in data:
+        data = {**data["conversation"], "qa": data.get("qa", [])}
+    if not isinstance(data, dict) or "qa" not in data:
+        raise InputError(f"{path} is not a LoCoMo conversation (no 'qa' list)")
+    sessions = sorted(
+        (int(match.group(1)), key)
+        for key in data
+        if (match := SESSION_KEY.match(key)) and isinstance(data[key], list) and data[key]
+    )
+    turns: list[Turn] = []
+    for number, key in sessions:
+        start = parse_session_date(data[f"session_{number}_date_time"])
+        for index, turn in enumerate(data[key]):
+            text = turn.get("text", "")
+            if turn.get("blip_caption"):
+                text = f"{text} [shares a photo of {turn['blip_caption']}]"
+            turns.append(
+                Turn(
+                    ref=turn["dia_id"],
+                    speaker=turn.get("speaker", "?"),
+                    text=text,
+                    at=start + index * TURN_SPACING,
+                )
+            )
+    questions = [
+        Question(
+            text=str(q["question"]),
+            evidence=_evidence(q.get("evidence")),
+            category=int(q.get("category", 0)),
+        )
+        for q in data["qa"]
+        if int(q.get("category", 0)) != 5 and q.get("evidence")
+    ]
+    return Conversation(name=path.stem, turns=turns, questions=questions)
+
+
+@dataclass
+class Scores:
+    """Running sums per category; `report` turns them into rates."""
+
+    hits: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    latencies_ms: list[float] = field(default_factory=list)
+    context_tokens: list[int] = field(default_factory=list)
+
+    def add(self, category: str, name: str, value: float) -> None:
+        self.hits[f"{category}/{name}"].append(value)
+        self.hits[f"all/{name}"].append(value)
+
+    def report(self) -> dict[str, Any]:
+        categories: dict[str, dict[str, float]] = defaultdict(dict)
+        for key, values in self.hits.items():
+            category, name = key.split("/", 1)
+            categories[category][name] = round(statistics.fmean(values), 4)
+            categories[category]["questions"] = len(values)
+        lat = sorted(self.latencies_ms)
+        return {
+            "categories": dict(sorted(categories.items())),
+            "mean_context_tokens": round(statistics.fmean(self.context_tokens), 1)
+            if self.context_tokens
+            else 0.0,
+            "latency_ms": _percentiles(lat),
+        }
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": 0.0, "p95": 0.0, "max": 0.0}
+
+    def pick(q: float) -> float:
+        return round(values[min(len(values) - 1, int(q * len(values)))], 2)
+
+    return {"p50": pick(0.5), "p95": pick(0.95), "max": round(values[-1], 2)}
+
+
+RecallFn = Callable[[str], list[tuple[str | None, int]]]
+"""Given a question, ranked (turn ref or None, tokens) pairs."""
+
+
+def score_conversation(
+    conversation: Conversation, recall: RecallFn, scores: Scores, *, context_budget: int = 2000
+) -> None:
+    for question in conversation.questions:
+        started = time.perf_counter()
+        ranked = recall(question.text)
+        scores.latencies_ms.append((time.perf_counter() - started) * 1000)
+        category = str(question.category)
+        turn_refs = [ref for ref, _ in ranked if ref is not None]
+        for k in KS:
+            found = question.evidence & set(turn_refs[:k])
+            scores.add(category, f"recall@{k}", len(found) / len(question.evidence))
+        for budget in BUDGETS:
+            refs = set(_within_budget(ranked, budget))
+            scores.add(
+                category,
+                f"recall@{budget}tok",
+                len(question.evidence & refs) / len(question.evidence),
+            )
+        scores.context_tokens.append(sum(tokens for _, tokens in _fit(ranked, context_budget)))
+
+
+def _fit(ranked: list[tuple[str | None, int]], budget: int) -> Iterator[tuple[str | None, int]]:
+    used = 0
+    for ref, tokens in ranked:
+        if used + tokens > budget:
+            continue
+        used += tokens
+        yield ref, tokens
+
+
+def _within_budget(ranked: list[tuple[str | None, int]], budget: int) -> list[str]:
+    return [ref for ref, _ in _fit(ranked, budget) if ref is not None]
+
+
+def nights(start: datetime, end: datetime, *, at: str, zone: str) -> Iterator[datetime]:
+    """The nightly compaction slots (`at` local time in `zone`) after `start`, up to `end`."""
+    from zoneinfo import ZoneInfo
+
+    hour, minute = (int(part) for part in at.split(":"))
+    local = start.astimezone(ZoneInfo(zone))
+    slot = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if slot <= local:
+        slot += timedelta(days=1)
+    while slot <= end:
+        yield slot.astimezone(UTC)
+        slot = (slot + timedelta(days=1)).replace(hour=hour, minute=minute)
+
+
+def replay(
+    conversation: Conversation,
+    memory: Any,
+    *,
+    nightly: Callable[[datetime, datetime], Any] | None = None,
+) -> None:
+    """Store every turn as an episode at its simulated time, one session batch at a time;
+    `nightly(previous, next)` runs the compactor for the nights in between."""
+    by_session: dict[str, list[Turn]] = defaultdict(list)
+    for turn in conversation.turns:
+        by_session[turn.ref.split(":")[0]].append(turn)
+    previous: datetime | None = None
+    for turns in by_session.values():
+        if nightly is not None and previous is not None:
+            nightly(previous, turns[0].at)
+        previous = turns[-1].at
+        texts = [f"{turn.speaker}: {turn.text}" for turn in turns]
+        vectors = memory.dense.embed(texts)
+        for turn, text, vector in zip(turns, texts, vectors, strict=True):
+            memory.store(
+                text,
+                at=turn.at,
+                session=conversation.name,
+                ref=turn.ref,
+                status="observed",
+                vector=vector,
+            )
+
+
+def run(
+    paths: list[Path],
+    *,
+    work_dir: Path,
+    settings: Any,
+    progress: Callable[[str], None] | None = None,
+    tiers: bool = False,
+) -> dict[str, Any]:
+    """Replay each conversation into a fresh data dir and score recall over its QA."""
+    from aniso.core.db import open_db
+    from aniso.services import make_memory
+
+    conversations = [load(path) for path in paths]
+    scores = Scores()
+    per_conversation = {}
+    for conversation in conversations:
+        data_dir = work_dir / conversation.name
+        conv_settings = settings.model_copy(update={"data_dir": data_dir})
+        memory = make_memory(conv_settings, open_db(data_dir))
+        now = conversation.end + timedelta(days=1)
+        own = Scores()
+        recall, tier_state = _prepare(conversation, memory, conv_settings, now=now, tiers=tiers)
+        score_conversation(conversation, recall, own, context_budget=settings.context_budget_tokens)
+        for key, values in own.hits.items():
+            scores.hits[key].extend(values)
+        scores.latencies_ms.extend(own.latencies_ms)
+        scores.context_tokens.extend(own.context_tokens)
+        per_conversation[conversation.name] = own.report()
+        if tiers:
+            per_conversation[conversation.name]["tiers"] = {
+                "compactor_runs": tier_state["runs"],
+                "blocks_before_questions": tier_state["blocks"],
+                "restored": tier_state["restored"],
+            }
+        if progress is not None:
+            progress(conversation.name)
+    return {
+        "mode": "tiers" if tiers else "hot-only",
+        "overall": scores.report(),
+        "conversations": per_conversation,
+        "turns": sum(len(c.turns) for c in conversations),
+        "questions": sum(len(c.questions) for c in conversations),
+    }
+
+
+def _prepare(
+    conversation: Conversation, memory: Any, settings: Any, *, now: datetime, tiers: bool
+) -> tuple[RecallFn, dict[str, Any]]:
+    """Replay the conversation (with nightly compaction in tier mode) and return the
+    recall function for its questions, with the tier figures it keeps up to date."""
+    from aniso.tiers import unpack
+    from aniso.tiers.compaction import Compactor
+
+    state: dict[str, Any] = {"previous": set(), "restored": 0, "runs": 0}
+    if tiers:
+        compactor = Compactor(memory.db, memory, settings)
+
+        def nightly(start: datetime, end: datetime) -> None:
+            for night in nights(start, end, at=settings.compact_at, zone=settings.timezone):
+                compactor.run(night)
+                state["runs"] += 1
+
+        replay(conversation, memory, nightly=nightly)
+        nightly(conversation.end, now)
+    else:
+        replay(conversation, memory)
+    state["blocks"] = _tier_counts(memory.db)
+
+    def recall(question: str) -> list[tuple[str | None, int]]:
+        items = memory.recall(question, now=now, limit=40).items
+        if tiers:
+            chosen, state["previous"] = unpack.choose(
+                memory, question, items, state["previous"], score=settings.unpack_score
+            )
+            restored = [b for b in chosen if unpack.deep(memory, b, now=now) is not None]
+            if restored:
+                state["restored"] += len(restored)
+                items = memory.recall(question, now=now, limit=40).items
+        return [(item.ref, item.tokens) for item in items]
+
+    return recall, state
+
+
+def _tier_counts(db: Any) -> dict[str, int]:
+    counts = {"hot": 0, "warm": 0, "cold": 0}
+    for tier, count in db.execute(
+        "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
+    ):
+        counts[tier] = count
+    return counts

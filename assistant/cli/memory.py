@@ -1,0 +1,171 @@
+"""`aniso memory ...` and `aniso reindex`: look at what the assistant remembers.
+
+`memory recall` shows exactly what would be injected for a query, with provenance
+and token counts; `memory list` lists blocks per tier. `--json` shapes are stable:
+scripts and benchmarks rely on them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from aniso.tiers.model import MemoryItem
+
+
+def _root(ctx: click.Context) -> Any:
+    return ctx.find_root().obj
+
+
+def item_json(item: MemoryItem) -> dict[str, Any]:
+    return {
+        "block_id": item.block_id,
+        "episode_id": item.episode_id,
+        "tier": item.tier,
+        "date": item.at.isoformat(),
+        "form": item.form,
+        "outdated": item.outdated,
+        "tokens": item.tokens,
+        "score": item.score,
+        "text": item.text,
+    }
+
+
+@click.group()
+def memory() -> None:
+    """Inspect memory: what would be recalled, and what is kept in each tier."""
+
+
+@memory.command("recall")
+@click.argument("query")
+@click.option("--json", "as_json", is_flag=True, help="Print the items as JSON.")
+@click.option("--limit", default=12, show_default=True, help="At most this many items.")
+@click.pass_context
+def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) -> None:
+    """Show exactly what would be injected for QUERY, with provenance and tokens."""
+    services = _root(ctx).services()
+    controller = services.controller
+    controller_limit = limit
+    result = controller.memory.recall(
+        query,
+        now=services.clock(),
+        limit=controller_limit,
+        is_outdated=controller.profile.outdated_check() if controller.profile else None,
+    )
+    from aniso.prompt import fit_memories
+
+    injected = fit_memories(
+        result.items,
+        budget_tokens=services.settings.context_budget_tokens,
+        profile_text=controller.profile_text(),
+    )
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "query": query,
+                    "budget_tokens": services.settings.context_budget_tokens,
+                    "injected_tokens": sum(item.tokens for item in injected),
+                    "items": [item_json(item) for item in injected],
+                    "warnings": result.warnings,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if not injected:
+        click.echo("nothing recalled")
+        return
+    for item in injected:
+        flags = " OUTDATED" if item.outdated else ""
+        form = "" if item.form == "full" else f" ({item.form})"
+        click.echo(
+            f"[{item.tier}{form}{flags}] block {item.block_id} · "
+            f"{item.at.date().isoformat()} · {item.tokens} tok"
+        )
+        for line in item.text.splitlines():
+            click.echo(f"    {line}")
+    click.echo(
+        f"total: {sum(i.tokens for i in injected)} tokens of "
+        f"{services.settings.context_budget_tokens}"
+    )
+
+
+@memory.command("list")
+@click.option("--tier", type=click.Choice(["hot", "warm", "cold"]), help="Only this tier.")
+@click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
+@click.pass_context
+def list_command(ctx: click.Context, tier: str | None, as_json: bool) -> None:
+    """List memory blocks, newest first, with their tier, markers and size."""
+    from aniso.core.db import open_db
+
+    db = open_db(_root(ctx).settings.data_dir)
+    where = "WHERE b.tier = ?" if tier else ""
+    rows = list(
+        db.query(
+            "SELECT b.*, (SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id "
+            f"LIMIT 1) AS first_text FROM blocks b {where} ORDER BY b.last_episode_at DESC",
+            [tier] if tier else [],
+        )
+    )
+    blocks = [
+        {
+            "id": row["id"],
+            "tier": row["tier"],
+            "status": row["status"],
+            "created": row["created"],
+            "last_access": row["last_access"],
+            "episodes": row["size"],
+            "important": bool(row["important"]),
+            "open": bool(row["open"]),
+            "pinned": bool(row["pinned"]),
+            "summary": row["summary"] or (row["first_text"] or "")[:120],
+        }
+        for row in rows
+    ]
+    if as_json:
+        click.echo(json.dumps({"blocks": blocks}, ensure_ascii=False, indent=2))
+        return
+    if not blocks:
+        click.echo("no memories yet")
+        return
+    for block in blocks:
+        marks = "".join(
+            m
+            for m, on in (("!", block["important"]), ("?", block["open"]), ("📌", block["pinned"]))
+            if on
+        )
+        click.echo(
+            f"{block['id']:>5} {block['tier']:<4} {block['last_access'][:10]} "
+            f"{block['episodes']:>3} ep {marks:<3} {block['summary'][:70]}"
+        )
+
+
+@click.command()
+@click.pass_context
+def reindex(ctx: click.Context) -> None:
+    """Rebuild the derived indexes (FTS5 and the vector index) from SQLite."""
+    from aniso.cli.progress import bar
+    from aniso.tiers.index.reindex import rebuild
+
+    services = _root(ctx).services()
+    with bar("reindexing") as start:
+        report = rebuild(services.db, services.controller.memory, progress=start)
+    click.echo(f"reindexed {report['episodes']} episodes and {report['blocks']} block forms")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Memory in numbers: tiers, profile, withheld data and the retrieval-miss rate."""
+    from aniso.core.db import open_db
+    from aniso.tiers.stats import memory_stats, render_stats
+
+    figures = memory_stats(open_db(_root(ctx).settings.data_dir))
+    click.echo(json.dumps(figures, indent=2) if as_json else render_stats(figures))

@@ -1,0 +1,1 @@
+"""Model adapters: the litellm gateway, the embedded model and litellm embeddings."""

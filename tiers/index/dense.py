@@ -1,0 +1,314 @@
+"""The dense side of memory: embeddings in a vector index, kept in step with SQLite.
+
+Writes go through an outbox row committed with the episode, so a vector index that
+is down or corrupt never loses a write: the outbox is replayed once it is back.
+
+Write-behind: a chat turn's own vector need not reach the index before the reply
+(an embedded Chroma upsert costs about as much as the whole recall). The turn
+*holds* it: the outbox row is committed as always, the vector stays in process
+memory, `search` scores held vectors next to the index's hits (so they are found
+exactly as if pushed), and `push_held` sends them after the reply. A crash loses
+only the in-memory copy; the outbox replays the write on the next flush.
+Ids are `e:<episode id>` for episodes and `b:<block id>` for warm summaries and
+cold capsules.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import numpy as np
+import sqlite_utils
+
+from aniso.core.db import transaction
+from aniso.core.errors import StoreError
+from aniso.core.ports import Embedder
+from aniso.tiers.index.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+OUTBOX_BATCH = 256
+RECENT_EMBEDDINGS = 32
+
+
+def episode_key(episode_id: int) -> str:
+    return f"e:{episode_id}"
+
+
+def block_key(block_id: int) -> str:
+    return f"b:{block_id}"
+
+
+def expected_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
+    """The keys SQLite says the vector index must hold: every live episode, and every
+    active warm or cold block with a summary (its searchable capsule or summary)."""
+    keys = {episode_key(row[0]) for row in db.execute("SELECT id FROM episodes")}
+    keys |= {
+        block_key(row[0])
+        for row in db.execute(
+            "SELECT id FROM blocks WHERE status = 'active' AND tier != 'hot' AND summary != ''"
+        )
+    }
+    return keys
+
+
+def pending_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
+    """Keys with an index write still queued in the outbox: neither stale nor missing."""
+    return {row[0] for row in db.execute("SELECT ref FROM outbox")}
+
+
+def parse_key(key: str) -> tuple[str, int]:
+    kind, _, number = key.partition(":")
+    return kind, int(number)
+
+
+class DenseMemory:
+    """Embeds texts and mirrors them into the vector index, through the outbox."""
+
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        embedder: Embedder,
+        index_factory: Callable[[], VectorIndex],
+        *,
+        warn: Callable[[str], None] = log.warning,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self._index_factory = index_factory
+        self._index: VectorIndex | None = None
+        self.warn = warn
+        self.degraded: str | None = None
+        self._notices: list[str] = []
+        self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
+        self._held: dict[str, np.ndarray] = {}  # queued in the outbox, not yet pushed
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = self._index_factory()
+            if getattr(self._index, "rebuilt", False):
+                self.requeue_all()
+        return self._index
+
+    def note(self, message: str) -> None:
+        """Log a one-off warning and keep it for the next recall to show the user
+        (e.g. the index was unreadable and is rebuilt): a silent log is not enough."""
+        self.warn(message)
+        self._notices.append(message)
+
+    def take_notices(self) -> list[str]:
+        """The warnings noted since the last call, each shown once."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of `texts`; the last few single texts are remembered, because a
+        message is embedded to be stored and then again as the query that recalls."""
+        texts = list(texts)
+        if len(texts) != 1:
+            return self.embedder.embed(texts)
+        cached = self._recent.get(texts[0])
+        if cached is None:
+            cached = self.embedder.embed(texts)
+            self._recent[texts[0]] = cached
+            while len(self._recent) > RECENT_EMBEDDINGS:
+                self._recent.pop(next(iter(self._recent)))
+        return cached.copy()
+
+    def enqueue(self, op: str, key: str, *, at: datetime) -> None:
+        """Inside the caller's transaction: remember that the index must change."""
+        if op != "upsert":
+            # The outbox now orders this key's writes: its upsert replays from SQLite.
+            self._held.pop(key, None)
+        self.db.execute(
+            "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, at.isoformat()]
+        )
+
+    def push(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Upsert vectors we already hold, then clear their outbox rows."""
+        if not keys:
+            return
+        try:
+            self.index.upsert(list(keys), vectors, [{"kind": k[0]} for k in keys])
+        except StoreError as error:
+            self._degrade(error)
+            return
+        self._clear(keys, "upsert")
+
+    def close(self) -> None:
+        """Push what is held and release the index: its folder lock, its files. Another
+        process (a CLI `aniso doctor` after the app quits) may then own the folder.
+        A failed push loses nothing: the outbox replays it."""
+        try:
+            self.push_held()
+        except sqlite3.Error as error:  # a locked or closed database: the outbox has it
+            log.warning("held vectors stay queued in the outbox: %s", error)
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def hold(self, key: str, vector: np.ndarray) -> None:
+        """Keep the vector of an upsert already queued in the outbox, to push it later
+        (`push_held`); until then `search` finds it as if it were in the index."""
+        self._held[key] = np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def push_held(self) -> None:
+        """Push every held vector whose upsert is still queued (an erasure may have
+        taken it off the outbox since), then forget them."""
+        held, self._held = self._live_held(), {}
+        if held:
+            self.push(list(held), np.vstack(list(held.values())))
+
+    def _live_held(self) -> dict[str, np.ndarray]:
+        """The held vectors whose upsert is still queued with no delete after it. A
+        delete queued later, even by another process (a compaction archiving the
+        episode), is newer than the held copy: the key then replays from the outbox in
+        order, or a flush that skips held upserts would apply the delete first and the
+        push would bring the vector back."""
+        if not self._held:
+            return {}
+        keys = list(self._held)
+        marks = ",".join("?" * len(keys))
+        queued = {
+            ref
+            for (ref,) in self.db.execute(
+                "SELECT ref FROM outbox AS u WHERE u.op = 'upsert' "
+                f"AND u.ref IN ({marks}) AND NOT EXISTS (SELECT 1 FROM outbox AS d "
+                "WHERE d.ref = u.ref AND d.op = 'delete' AND d.id > u.id)",
+                keys,
+            )
+        }
+        self._held = {key: self._held[key] for key in keys if key in queued}
+        return dict(self._held)
+
+    def _clear(self, keys: Sequence[str], op: str) -> None:
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            self.db.execute(f"DELETE FROM outbox WHERE op = ? AND ref IN ({marks})", [op, *chunk])
+
+    def _degrade(self, error: Exception) -> None:
+        message = f"vector index unavailable, recall is lexical only: {error}"
+        if self.degraded != message:
+            self.warn(message)
+        self.degraded = message
+
+    def flush(
+        self, text_of: Callable[[Sequence[str]], dict[str, str]], *, keep_held: bool = False
+    ) -> int:
+        """Replay pending index writes from SQLite; returns how many were applied.
+        With `keep_held`, held vectors stay held (a search finds them anyway)."""
+        applied = 0
+        try:
+            _ = self.index  # opening a lost index queues everything again, before we read
+        except StoreError as error:
+            self._degrade(error)
+            return applied
+        if not keep_held:
+            self.push_held()
+        held = list(self._live_held())
+        skip = (
+            f"WHERE NOT (op = 'upsert' AND ref IN ({','.join('?' * len(held))})) " if held else ""
+        )
+        while True:
+            rows = self.db.execute(
+                f"SELECT id, op, ref FROM outbox {skip}ORDER BY id LIMIT ?", [*held, OUTBOX_BATCH]
+            ).fetchall()
+            if not rows:
+                self.degraded = None
+                return applied
+            try:
+                applied += self._apply(rows, text_of)
+            except StoreError as error:
+                self._degrade(error)
+                return applied
+
+    def _apply(
+        self, rows: list[tuple[int, str, str]], text_of: Callable[[Sequence[str]], dict[str, str]]
+    ) -> int:
+        last_op: dict[str, str] = {}
+        for _, op, ref in rows:  # in outbox order: a key's latest operation wins
+            last_op.pop(ref, None)
+            last_op[ref] = op
+        deletes = [ref for ref, op in last_op.items() if op == "delete"]
+        upserts = [ref for ref, op in last_op.items() if op == "upsert"]
+        if deletes:
+            self.index.delete(deletes)
+        texts = text_of(upserts)
+        present = [key for key in upserts if key in texts]
+        if present:
+            vectors = self.embed([texts[key] for key in present])
+            self.index.upsert(present, vectors, [{"kind": k[0]} for k in present])
+        gone = [key for key in upserts if key not in texts]
+        if gone:
+            self.index.delete(gone)
+        ids = [row_id for row_id, _, _ in rows]
+        marks = ",".join("?" * len(ids))
+        self.db.execute(f"DELETE FROM outbox WHERE id IN ({marks})", ids)
+        return len(rows)
+
+    def reconcile(self, now: datetime) -> tuple[int, int]:
+        """Bring the index in line with SQLite: delete vectors of keys SQLite no longer
+        expects and queue the missing ones. Only the owner of the index writes it, so
+        nothing can reach the index between our reads of SQLite and of the index.
+        Run by the nightly compactor, so any drift `aniso doctor` would report (a race
+        between processes, a crash between stores) heals by morning. Returns
+        (stale removed, missing queued); (0, 0) when the index is unavailable."""
+        try:
+            pending = pending_keys(self.db)
+            expected = expected_keys(self.db)
+            actual = self.index.ids()
+        except StoreError as error:
+            self._degrade(error)
+            return 0, 0
+        stale = sorted(actual - expected - pending - set(self._held))
+        missing = sorted(expected - actual - pending - set(self._held))
+        if stale:
+            log.warning("removing %d stale vectors from the index", len(stale))
+            self.index.delete(stale)
+        if missing:
+            log.warning("queueing %d missing vectors for the index", len(missing))
+            with transaction(self.db):
+                for key in missing:
+                    self.enqueue("upsert", key, at=now)
+        return len(stale), len(missing)
+
+    def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
+        """Nearest keys with their cosine, best first, held vectors included; empty
+        (with a warning) when the index is down."""
+        try:
+            hits = self.index.query(vector, k)
+        except StoreError as error:
+            self._degrade(error)
+            return []
+        held = self._live_held()
+        if not held:
+            return hits
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        matrix = np.vstack(list(held.values()))
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+        cosines = (matrix @ query) / np.maximum(norms, 1e-12)
+        merged = dict(hits)  # a held vector is newer than the index's copy of its key
+        merged.update(
+            (key, float(min(1.0, max(-1.0, c)))) for key, c in zip(held, cosines, strict=True)
+        )
+        return sorted(merged.items(), key=lambda hit: -hit[1])[:k]
+
+    def requeue_all(self) -> None:
+        """After the index was lost: queue every searchable item again."""
+        queue_everything(self.db.conn)
+
+
+def queue_everything(conn: sqlite3.Connection) -> None:
+    """Queue an upsert of every searchable item, so an index that starts empty (lost,
+    or never there, as in a restored backup) is refilled from SQLite on first use."""
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'e:' || id, at FROM episodes"
+    )
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
+        "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
+    )

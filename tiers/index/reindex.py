@@ -1,0 +1,53 @@
+"""Rebuild the derived stores (FTS5 tables, the vector index) from SQLite, the truth."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+from aniso.core.db import transaction
+from aniso.core.ports import Progress
+from aniso.tiers.index import lexical, vector_erasure
+from aniso.tiers.index.dense import block_key, episode_key
+from aniso.tiers.memory import TieredMemory
+
+BATCH = 256
+
+
+def rebuild(
+    db: sqlite_utils.Database,
+    memory: TieredMemory,
+    *,
+    progress: Callable[[int], Progress] | None = None,
+) -> dict:
+    """Drop and refill both indexes; safe to rerun, and a crash leaves the outbox to finish.
+
+    `progress`, given the number of items, returns what to tell as they are done."""
+    with transaction(db):
+        db.execute(f"DELETE FROM {lexical.EPISODES}")
+        db.execute(f"DELETE FROM {lexical.BLOCKS}")
+        for row in db.query("SELECT id, user_text FROM episodes"):
+            lexical.index_episode(db, row["id"], row["user_text"])
+        for row in db.query("SELECT id, summary FROM blocks WHERE summary != ''"):
+            lexical.index_block(db, row["id"], row["summary"])
+        db.execute("DELETE FROM outbox")
+    lexical.optimize(db)
+    # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
+    vector_erasure.renew(memory.dense, drop=set(), everything=True)
+    rows = list(db.query("SELECT id, user_text FROM episodes ORDER BY id"))
+    blocks = list(
+        db.query("SELECT id, summary FROM blocks WHERE summary != '' AND status = 'active'")
+    )
+    items = [(episode_key(r["id"]), r["user_text"]) for r in rows]
+    items += [(block_key(r["id"]), r["summary"]) for r in blocks]
+    advance = progress(len(items)) if progress is not None else None
+    for start in range(0, len(items), BATCH):
+        chunk = items[start : start + BATCH]
+        vectors = memory.dense.embed([text for _, text in chunk])
+        memory.dense.index.upsert(
+            [key for key, _ in chunk], vectors, [{"kind": key[0]} for key, _ in chunk]
+        )
+        if advance is not None:
+            advance(len(chunk))
+    return {"episodes": len(rows), "blocks": len(blocks)}

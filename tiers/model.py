@@ -1,0 +1,35 @@
+"""The tier vocabulary and the recalled item: shared by tiers, the prompt and the UIs.
+
+Every place that names a tier uses these constants instead of its own string list,
+so adding or renaming a tier is one edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+Tier = Literal["hot", "warm", "cold"]
+TIERS: tuple[Tier, ...] = ("hot", "warm", "cold")
+TIER_ORDER: dict[str, int] = {tier: rank for rank, tier in enumerate(TIERS)}
+"""Hot first: the order of display and of ageing."""
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One recalled memory, with the provenance the UI and benchmarks rely on.
+
+    It lives with the tiers (which produce it), not with the prompt (which renders it,
+    `aniso.prompt.render_item`), so the domain never imports the application."""
+
+    block_id: int
+    tier: str  # hot | warm | cold
+    at: datetime
+    text: str
+    tokens: int
+    outdated: bool = False
+    form: str = "full"  # full | incomplete | vague
+    episode_id: int | None = None
+    ref: str | None = None
+    score: float = 0.0
