@@ -65,10 +65,8 @@ class Assistant:
         """Profile values that started or ended after `since` (None: a new user)."""
         if since is None:
             return []
-        from aniso.profile.store import ProfileStore
-
         changes = []
-        for value in ProfileStore(self.controller.db, clock=self.controller.clock).history():
+        for value in self.controller.profile.store.history():
             if value.ended is not None and value.ended > since:
                 reason = f" ({value.ended_reason})" if value.ended_reason else ""
                 changes.append(f"{value.field}: no longer {value.value}{reason}")

@@ -31,20 +31,12 @@ from aniso.profile.correction import is_correction
 from aniso.prompt import fit_memories, system_prompt
 from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
-from aniso.tiers.model import MemoryItem
+from aniso.tiers.model import TIER_ORDER, MemoryItem
 
 log = logging.getLogger(__name__)
 Message = dict[str, str]
 RECENT_TURNS = 6
 RECALL_LIMIT = 12
-TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
-
-
-class Redactor(Protocol):
-    """The privacy seam: `redact(text)` returns the text with sensitive spans replaced
-    by typed placeholders, the types found (never values) and a user-facing notice."""
-
-    def redact(self, text: str) -> tuple[str, list[str], str | None]: ...
 
 
 class ProfileSeam(Protocol):

@@ -9,7 +9,7 @@ in threads, so each run opens its own database connection.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -29,6 +29,23 @@ def last_scheduled(settings: Settings, now: datetime) -> datetime:
     if slot > local:
         slot -= timedelta(days=1)
     return slot.astimezone(ZoneInfo("UTC"))
+
+
+def nights(start: datetime, end: datetime, *, at: str, zone: str) -> Iterator[datetime]:
+    """The nightly slots (`at`, local time in `zone`) in (start, end], in UTC.
+
+    The one home of "which nights passed": the scheduler's catch-up, the scenario
+    runner and the LoCoMo replay all step through simulated time with it. Each slot is
+    set on the local calendar day, so a night stays at `at` across DST changes.
+    """
+    hour, minute = (int(part) for part in at.split(":"))
+    local = start.astimezone(ZoneInfo(zone))
+    slot = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if slot <= local:
+        slot += timedelta(days=1)
+    while slot <= end:
+        yield slot.astimezone(ZoneInfo("UTC"))
+        slot = (slot + timedelta(days=1)).replace(hour=hour, minute=minute)
 
 
 def needs_catch_up(settings: Settings, now: datetime, last_run: datetime | None) -> bool:

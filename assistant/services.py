@@ -41,6 +41,20 @@ class Services:
     gateway: LLMGateway
     controller: MemoryController
     assistant: Assistant
+    profile: ProfileStore
+
+    @property
+    def memory(self) -> TieredMemory:
+        return self.controller.memory
+
+    def compactor(
+        self,
+        *,
+        on_block: Callable[[], None] | None = None,
+        before_commit: Callable[[int], None] | None = None,
+    ) -> Compactor:
+        """The nightly compactor over this memory, wired like the app."""
+        return make_compactor(self, on_block=on_block, before_commit=before_commit)
 
     def close(self) -> None:
         """Release the vector index (folder lock, files) and the database connection;
@@ -124,6 +138,7 @@ def build(
     db = open_db(settings.data_dir)
     gateway = gateway or LLMGateway(settings)
     session = f"{clock():%Y%m%dT%H%M%S}-{os.getpid()}"
+    profile = ProfileStore(db, clock=clock)
     controller = MemoryController(
         db,
         settings=settings,
@@ -132,7 +147,7 @@ def build(
         memory=make_memory(settings, db),
         redact=AuditedRedactor(db, clock, audit=not temporary),
         profile=ProfileLearner(
-            ProfileStore(db, clock=clock),
+            profile,
             complete=gateway.complete if settings.use_llm_extraction else None,
         ),
         llm_is_local=gateway.is_local,
@@ -145,4 +160,5 @@ def build(
         gateway=gateway,
         controller=controller,
         assistant=Assistant(controller, gateway),
+        profile=profile,
     )

@@ -67,10 +67,6 @@ class ProfileDelta(BaseModel):
     def fields(self) -> set[str]:
         return {op.field for op in self.ops}
 
-    def with_source(self, source: Source) -> ProfileDelta:
-        """The same ops, each marked as coming from `source`."""
-        return ProfileDelta(ops=tuple(op.model_copy(update={"source": source}) for op in self.ops))
-
 
 EMPTY = ProfileDelta()
 

@@ -14,13 +14,12 @@ from datetime import datetime
 from pathlib import Path
 
 from aniso.core.clock import SimulatedClock
-from aniso.core.ports import CompletionRequest, Embedder
+from aniso.core.ports import Embedder
 from aniso.core.settings import Settings
-from aniso.profile import ProfileStore, delta_from_persona
+from aniso.profile import delta_from_persona
 from aniso.scenarios.variants import RecordingGateway
 from aniso.services import build
 from aniso.tiers import archive
-from aniso.tiers.compaction import Compactor
 
 
 class Tiered:
@@ -41,9 +40,7 @@ class Tiered:
         self.services = build(self.settings, clock=clock, gateway=gateway)
         # The run shares one encoder cache between variants (same texts, same vectors).
         self.services.controller.memory.dense.embedder = embedder
-        ProfileStore(self.services.db, clock=clock).apply(
-            delta_from_persona(persona), episode_id=None, source="import"
-        )
+        self.services.profile.apply(delta_from_persona(persona), episode_id=None, source="import")
         self.turn = 0
 
     def send(self, text: str, *, now: datetime) -> tuple[str, str | None]:
@@ -52,27 +49,8 @@ class Tiered:
         reply = self.services.assistant.send(text)
         return reply.text, reply.error
 
-    def _compactor(self) -> Compactor:
-        services = self.services
-        complete = None
-        if services.settings.use_llm_extraction:
-
-            def complete(messages: list[dict[str, str]], schema: dict) -> str:
-                request = CompletionRequest(
-                    messages=messages, max_tokens=700, temperature=0.0, response_format=schema
-                )
-                return services.gateway.complete(request)
-
-        return Compactor(
-            services.db,
-            services.controller.memory,
-            services.settings,
-            redact=services.redact_text,
-            complete=complete,
-        )
-
     def night(self, now: datetime) -> None:
-        self._compactor().run(now)
+        self.services.compactor().run(now)
 
     def forget(self, text: str, *, now: datetime) -> int:
         """The product's own erasure (`aniso forget --search TEXT --yes`)."""
@@ -85,7 +63,7 @@ class Tiered:
         return int(receipt["episodes"]) + int(receipt["archived"])
 
     def profile(self) -> dict[str, list[str]] | None:
-        return ProfileStore(self.services.db, clock=self.services.clock).current().as_values()
+        return self.services.profile.current().as_values()
 
     def tier_of(self, phrase: str) -> str | None:
         """The tier of the newest active block holding `phrase`, live or archived."""

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import Settings
@@ -39,6 +38,7 @@ from aniso.scenarios.variants import (
     Variant,
     make_variant,
 )
+from aniso.scheduler import nights
 from aniso.services import make_embedder
 
 DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
@@ -73,17 +73,7 @@ def message_times(scenario: Scenario) -> list[datetime]:
 
 def nights_between(start: datetime, end: datetime, settings: Settings) -> list[datetime]:
     """The nightly compaction instants in (start, end], in UTC."""
-    zone = ZoneInfo(settings.timezone)
-    hour, minute = (int(part) for part in settings.compact_at.split(":"))
-    local = start.astimezone(zone)
-    candidate = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if candidate <= local:
-        candidate += timedelta(days=1)
-    found = []
-    while candidate.astimezone(UTC) <= end:
-        found.append(candidate.astimezone(UTC))
-        candidate += timedelta(days=1)
-    return found
+    return list(nights(start, end, at=settings.compact_at, zone=settings.timezone))
 
 
 def _play(

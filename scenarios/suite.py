@@ -25,11 +25,12 @@ from pydantic import (
 )
 
 from aniso.core.errors import ConfigError
+from aniso.tiers.model import Tier
 
 CheckName = Literal[
     "pref_match", "update_handling", "stale_memory", "privacy_leak", "format", "consistency"
 ]
-TierName = Literal["hot", "warm", "cold"]
+TierName = Tier
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhm])\s*$")
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
 

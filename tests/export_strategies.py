@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as st
 
-from aniso.data.document import TIERS
+from aniso.tiers.model import TIERS
 
 TEXT = st.text(
     alphabet=st.sampled_from(list("abcdefghij klmnopqrstuvwxyz,.!?АБВгдеёжз-'\"\\\n")),

@@ -50,9 +50,7 @@ def nights(services: Any, clock: Any, days: int) -> None:
     """Advance the clock day by day, running the nightly compactor each night."""
     from datetime import timedelta
 
-    from aniso.tiers.compaction import Compactor
-
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    compactor = services.compactor()
     for _ in range(days):
         clock.advance(timedelta(days=1))
         compactor.run(clock())

@@ -11,7 +11,6 @@ from datetime import timedelta
 
 from aniso.core.clock import SimulatedClock
 from aniso.services import Services
-from aniso.tiers.compaction import Compactor
 
 COLD = [
     "My old bicycle Zqxcoldmark is green and has a leather saddle",
@@ -39,7 +38,7 @@ MARKERS = {
 
 
 def compact(services: Services, clock: SimulatedClock) -> None:
-    Compactor(services.db, services.controller.memory, services.settings).run(clock())
+    services.compactor().run(clock())
 
 
 def populate(services: Services, clock: SimulatedClock) -> dict[str, int]:

@@ -30,7 +30,7 @@ BACKGROUND = textwrap.dedent(
     from aniso.tiers.compaction import Compactor
     clock = SimulatedClock(parse_instant(sys.argv[2]))
     services = build(load_settings({"model": "fake/x"}), clock=clock)
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    compactor = services.compactor()
     for i in range(6):
         services.assistant.send(f"Background note {i}: the tomatoes in my garden need water")
         clock.advance(timedelta(days=3))

@@ -16,11 +16,11 @@ from memory_builder import populate
 from aniso.core.clock import SimulatedClock
 from aniso.core.db import open_db
 from aniso.core.settings import load_settings
-from aniso.data.document import TIERS
 from aniso.data.export import export_json
 from aniso.data.importer import read_document, write_document
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.services import build
+from aniso.tiers.model import TIERS
 
 
 @pytest.mark.erasure

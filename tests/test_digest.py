@@ -13,7 +13,6 @@ from helpers import run_cli
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import Services, build
-from aniso.tiers.compaction import Compactor
 
 
 def session(clock: SimulatedClock, **overrides: object) -> Services:
@@ -22,7 +21,7 @@ def session(clock: SimulatedClock, **overrides: object) -> Services:
 
 
 def nights(services: Services, clock: SimulatedClock, days: int) -> None:
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    compactor = services.compactor()
     for _ in range(days):
         clock.advance(timedelta(days=1))
         compactor.run(clock())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import run_cli
 
-from aniso.bench.locomo import nights
+from aniso.scheduler import nights
 
 
 def conversation(path: Path) -> Path:

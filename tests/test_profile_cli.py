@@ -1,9 +1,8 @@
-"""`aniso profile ...` through CliRunner, under a root that mimics `aniso.cli.main`."""
+"""`aniso profile ...` through CliRunner, under the root context of `aniso.cli.main`."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -19,24 +18,13 @@ from aniso.profile import FIELDS, ProfileStore, extract_rules
 NOW = "2026-01-05T19:00:00"
 
 
-@dataclass(frozen=True)
-class StandInSettings:
-    data_dir: Path
-    now: str | None = NOW
-
-
-@dataclass(frozen=True)
-class StandIn:
-    """What `aniso.cli.Context` offers the group: `.settings.data_dir` (and `.now`)."""
-
-    settings: StandInSettings
-
-
 ROOT = AnisoGroup(name="aniso", commands={"profile": profile})
 
 
 def aniso(data_dir: Path, *args: str, now: str | None = NOW) -> Result:
-    return CliRunner().invoke(ROOT, ["profile", *args], obj=StandIn(StandInSettings(data_dir, now)))
+    """`aniso profile ARGS` with the real root context: settings and services."""
+    context = Context({"data_dir": str(data_dir), "model": None, "now": now})
+    return CliRunner().invoke(ROOT, ["profile", *args], obj=context)
 
 
 def seed(data_dir: Path, clock: SimulatedClock) -> None:

@@ -10,6 +10,7 @@ from fakes import ScriptedLLM
 from helpers import nights
 
 from aniso.core.clock import SimulatedClock
+from aniso.core.ports import CompletionRequest
 from aniso.core.settings import load_settings
 from aniso.services import Services, build
 from aniso.tiers import archive
@@ -125,7 +126,7 @@ def test_access_during_migration_rolls_back(services: Services, clock: Simulated
         items = memory.recall("Lotus Flow yoga", now=clock())
         memory.mark_used(items.items, at=clock())
 
-    report = Compactor(services.db, memory, services.settings, before_commit=accessed).run(clock())
+    report = services.compactor(before_commit=accessed).run(clock())
     assert report.rolled_back and not report.moved
     assert {row[0] for row in services.db.execute("SELECT tier FROM blocks")} == {"hot"}
     assert services.db.execute("SELECT count(*) FROM archive").fetchone()[0] == 0
@@ -135,7 +136,7 @@ def test_second_run_is_a_no_op_and_reported(services: Services, clock: Simulated
     for text in YOGA:
         services.assistant.send(text)
     clock.advance(timedelta(days=100))
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    compactor = services.compactor()
     first = compactor.run(clock())
     assert [m["to"] for m in first.moved] == ["cold"]
     snapshot = services.db.execute("SELECT * FROM blocks").fetchall()
@@ -153,8 +154,9 @@ def test_summaries_pass_the_guard_and_llm_upgrades(
     clock.advance(timedelta(days=100))
     calls: list[str] = []
 
-    def complete(messages: list[dict[str, str]], schema: dict) -> str:
-        calls.append(messages[0]["content"])
+    def complete(request: CompletionRequest) -> str:
+        assert request.response_format and request.temperature == 0.0
+        calls.append(request.messages[0]["content"])
         return (
             '{"summary": "Yoga at Lotus Flow with Marta.", "gist": "That was about yoga '
             'at Lotus Flow in January.", "keywords": ["yoga", "Marta"], "anchors": ["Marta"]}'
@@ -180,7 +182,8 @@ def test_malformed_llm_summary_falls_back(services: Services, clock: SimulatedCl
         services.db,
         services.controller.memory,
         services.settings,
-        complete=lambda messages, schema: "{not json",
+        redact=services.redact_text,
+        complete=lambda request: "{not json",
     ).run(clock())
     assert [m["source"] for m in report.moved] == ["extractive"]
     assert (

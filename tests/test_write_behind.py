@@ -190,7 +190,6 @@ def test_the_compactor_heals_a_drifted_index(data_dir: Path, clock: SimulatedClo
     """Whatever left the index out of step with SQLite (a race between processes, a
     crash), the nightly compactor removes stale vectors and refills missing ones, so
     `aniso doctor` is clean after it."""
-    from aniso.tiers.compaction import Compactor
     from aniso.tiers.doctor import check
 
     services = build(load_settings({"model": "fake/x"}), clock=clock)
@@ -200,7 +199,7 @@ def test_the_compactor_heals_a_drifted_index(data_dir: Path, clock: SimulatedClo
     memory.dense.index.upsert(["e:999999"], vectors(1), [{"kind": "e"}])  # stale
     memory.dense.index.delete([episode_key(lost.episode_id)])  # missing
     assert check(services.db, memory.dense) != []
-    Compactor(services.db, memory, services.settings).run(clock())
+    services.compactor().run(clock())
     assert check(services.db, memory.dense) == []
     assert {episode_key(kept.episode_id), episode_key(lost.episode_id)} <= memory.dense.index.ids()
     assert "e:999999" not in memory.dense.index.ids()

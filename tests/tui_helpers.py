@@ -12,7 +12,6 @@ from textual.pilot import Pilot
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import build
-from aniso.tiers.compaction import Compactor
 from aniso.tui.app import AnisoApp
 from aniso.tui.backend import Backend
 from aniso.tui.chat import ChatMessage
@@ -75,7 +74,7 @@ def seed_cold_yoga(clock: SimulatedClock, *, data_dir: Path | None = None) -> in
     for text in YOGA:
         services.assistant.send(text)
     services.assistant.send("Unrelated: my car needs new winter tyres soon")
-    compactor = Compactor(services.db, services.controller.memory, services.settings)
+    compactor = services.compactor()
     for _ in range(120):
         clock.advance(timedelta(days=1))
         compactor.run(clock())

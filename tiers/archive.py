@@ -100,3 +100,8 @@ def packed_blocks(db: sqlite_utils.Database, block_ids: Collection[int]) -> set[
 
 def mark_restored(db: sqlite_utils.Database, block_id: int) -> None:
     db.execute("UPDATE archive SET status = 'restored' WHERE block_id = ?", [block_id])
+
+
+def count_archived(db: sqlite_utils.Database) -> int:
+    """Archived episodes not restored: what the memory panel counts as the archive."""
+    return int(db.execute("SELECT count(*) FROM archive WHERE status = 'archived'").fetchone()[0])

@@ -15,6 +15,9 @@ from datetime import datetime, timedelta
 import numpy as np
 import sqlite_utils
 
+from aniso.core.db import select_in
+from aniso.tiers.model import TIERS
+
 GAP = timedelta(hours=6)
 MAX_BLOCK_SIZE = 24
 SHIFT_SIMILARITY = 0.30
@@ -69,17 +72,6 @@ def from_row(row: dict) -> Block:
 def get(db: sqlite_utils.Database, block_id: int) -> Block | None:
     rows = list(db.query("SELECT * FROM blocks WHERE id = ?", [block_id]))
     return from_row(rows[0]) if rows else None
-
-
-def get_many(db: sqlite_utils.Database, block_ids: Sequence[int]) -> dict[int, Block]:
-    found: dict[int, Block] = {}
-    ids = list(dict.fromkeys(block_ids))
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in db.query(f"SELECT * FROM blocks WHERE id IN ({marks})", chunk):
-            found[row["id"]] = from_row(row)
-    return found
 
 
 def originals(db: sqlite_utils.Database, block_ids: Sequence[int]) -> set[int]:
@@ -201,7 +193,8 @@ def touch(db: sqlite_utils.Database, block_ids: Sequence[int], *, at: datetime) 
 
 
 def counts_by_tier(db: sqlite_utils.Database) -> dict[str, int]:
-    counts = {"hot": 0, "warm": 0, "cold": 0}
+    """Active blocks per tier, every tier present (zero when empty)."""
+    counts = dict.fromkeys(TIERS, 0)
     for tier, count in db.execute(
         "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
     ):
@@ -218,10 +211,42 @@ def set_marker(db: sqlite_utils.Database, block_id: int, marker: str, value: boo
     )
 
 
-def recent_with_vectors(db: sqlite_utils.Database, *, limit: int) -> list[tuple[int, np.ndarray]]:
-    rows = db.execute(
-        "SELECT id, centroid FROM blocks WHERE status = 'active' AND centroid IS NOT NULL "
-        "ORDER BY last_episode_at DESC LIMIT ?",
-        [limit],
-    ).fetchall()
-    return [(block_id, np.frombuffer(blob, dtype=np.float32)) for block_id, blob in rows]
+def listing(db: sqlite_utils.Database, tier: str | None = None) -> list[dict]:
+    """Every block (or those of one tier), newest first, with its first user message:
+    what `aniso memory list` shows."""
+    where = "WHERE b.tier = ?" if tier else ""
+    return list(
+        db.query(
+            "SELECT b.*, (SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id "
+            f"LIMIT 1) AS first_text FROM blocks b {where} ORDER BY b.last_episode_at DESC",
+            [tier] if tier else [],
+        )
+    )
+
+
+def preview(db: sqlite_utils.Database, block_id: int) -> dict | None:
+    """One block's tier, status, dates, size, summary and first user message."""
+    rows = list(
+        db.query(
+            "SELECT b.tier, b.status, b.last_episode_at, b.size, b.summary, "
+            "(SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id LIMIT 1) "
+            "AS first_text FROM blocks b WHERE b.id = ?",
+            [block_id],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def is_pinned(db: sqlite_utils.Database, block_id: int) -> bool:
+    row = db.execute("SELECT pinned FROM blocks WHERE id = ?", [block_id]).fetchone()
+    return bool(row and row[0])
+
+
+def of_episodes(db: sqlite_utils.Database, episode_ids: Sequence[int]) -> list[int]:
+    """The blocks holding these episodes, each once."""
+    return [
+        row[0]
+        for row in select_in(
+            db, "SELECT DISTINCT block_id FROM episodes WHERE id IN ({})", episode_ids
+        )
+    ]

@@ -23,20 +23,20 @@ from datetime import datetime
 import sqlite_utils
 
 from aniso.core.db import transaction, writer_lock
-from aniso.core.ports import Complete
+from aniso.core.ports import Complete, Redact
 from aniso.core.settings import Settings
 from aniso.tiers import archive, links
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import block_key, episode_key
 from aniso.tiers.memory import TieredMemory
+from aniso.tiers.model import TIER_ORDER
 from aniso.tiers.summarize import Forms, salience, with_llm
 from aniso.tiers.text import stems
 
-RANK = {"hot": 0, "warm": 1, "cold": 2}
+RANK = TIER_ORDER
 WARM_SHARE_START = 0.6  # share of episodes kept searchable on entering warm
 WARM_SHARE_END = 0.1  # ... and just before turning cold
 MAX_POINTERS = 5
-Redact = Callable[[str], str]
 
 
 def target_tier(*, idle_days: float, held: bool, settings: Settings) -> str:
@@ -89,7 +89,7 @@ class Compactor:
         memory: TieredMemory,
         settings: Settings,
         *,
-        redact: Redact = lambda text: text,
+        redact: Redact,
         complete: Complete | None = None,
         on_block: Callable[[], None] | None = None,
         before_commit: Callable[[int], None] | None = None,

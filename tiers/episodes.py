@@ -38,35 +38,6 @@ def _row_to_episode(row: dict) -> Episode:
     )
 
 
-def insert_pending(
-    db: sqlite_utils.Database,
-    *,
-    session: str,
-    at: datetime,
-    user_text: str,
-    tokens: int,
-    pii_types: list[str],
-) -> int:
-    """Store the (already redacted) user message; returns the episode id."""
-    with transaction(db):
-        cursor = db.execute(
-            "INSERT INTO episodes (session, at, user_text, status, tokens, pii_types) "
-            "VALUES (?, ?, ?, 'pending', ?, ?)",
-            [session, at.isoformat(), user_text, tokens, json.dumps(sorted(set(pii_types)))],
-        )
-    return int(cursor.lastrowid)
-
-
-def finish(db: sqlite_utils.Database, episode_id: int, *, reply: str, tokens: int) -> None:
-    """Record the (already redacted) reply of a pending episode."""
-    with transaction(db):
-        db.execute(
-            "UPDATE episodes SET reply = ?, status = 'answered', tokens = tokens + ?, error = NULL "
-            "WHERE id = ?",
-            [reply, tokens, episode_id],
-        )
-
-
 def fail(db: sqlite_utils.Database, episode_id: int, *, error: str) -> None:
     """Mark an episode whose reply failed; the user's message stays stored."""
     with transaction(db):
@@ -74,11 +45,6 @@ def fail(db: sqlite_utils.Database, episode_id: int, *, error: str) -> None:
             "UPDATE episodes SET status = 'failed', error = ? WHERE id = ?",
             [error[:500], episode_id],
         )
-
-
-def get(db: sqlite_utils.Database, episode_id: int) -> Episode | None:
-    rows = list(db.query("SELECT * FROM episodes WHERE id = ?", [episode_id]))
-    return _row_to_episode(rows[0]) if rows else None
 
 
 def recent_in_session(db: sqlite_utils.Database, session: str, *, limit: int) -> list[Episode]:
@@ -90,5 +56,7 @@ def recent_in_session(db: sqlite_utils.Database, session: str, *, limit: int) ->
     return list(reversed([_row_to_episode(row) for row in rows]))
 
 
-def count(db: sqlite_utils.Database) -> int:
-    return db.execute("SELECT count(*) FROM episodes").fetchone()[0]
+def pii_types(db: sqlite_utils.Database, episode_id: int) -> list[str]:
+    """The kinds of private data withheld from one stored message (never the values)."""
+    row = db.execute("SELECT pii_types FROM episodes WHERE id = ?", [episode_id]).fetchone()
+    return list(json.loads(row[0])) if row and row[0] else []

@@ -14,20 +14,21 @@ caller's job, guided by the returned `Erased`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 import sqlite_utils
 
+from aniso.core.db import select_in
+from aniso.core.ports import Redact
 from aniso.tiers import archive, links
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import block_key, episode_key
 from aniso.tiers.summarize import extractive
 from aniso.tiers.text import stems
 
-Redact = Callable[[str], str]
 Embed = Callable[[Sequence[str]], np.ndarray]
 TERMS_PER_TEXT = 8
 
@@ -65,38 +66,29 @@ class Erased:
     texts: list[str] = field(default_factory=list, repr=False)
 
 
-def _chunks(ids: Iterable[int], size: int = 500) -> Iterable[list[int]]:
-    items = sorted(ids)
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def _in(db: sqlite_utils.Database, sql: str, ids: Iterable[int]) -> list[tuple]:
-    rows: list[tuple] = []
-    for chunk in _chunks(ids):
-        rows += db.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall()
-    return rows
-
-
 def expand(db: sqlite_utils.Database, selection: Selection) -> Selection:
     """Close the selection over copies: restore chains of whole blocks, and episodes
     restored from (or archived after restoring) the forgotten ones."""
     blocks = set(selection.blocks)
     while True:
-        more = {r[0] for r in _in(db, "SELECT id FROM blocks WHERE restored_from IN ({})", blocks)}
+        more = {
+            r[0] for r in select_in(db, "SELECT id FROM blocks WHERE restored_from IN ({})", blocks)
+        }
         more |= {
             r[0]
-            for r in _in(db, "SELECT restored_from FROM blocks WHERE id IN ({})", blocks)
+            for r in select_in(db, "SELECT restored_from FROM blocks WHERE id IN ({})", blocks)
             if r[0] is not None
         }
         if more <= blocks:
             break
         blocks |= more
     episodes = set(selection.episodes)
-    episodes |= {r[0] for r in _in(db, "SELECT id FROM episodes WHERE block_id IN ({})", blocks)}
+    episodes |= {
+        r[0] for r in select_in(db, "SELECT id FROM episodes WHERE block_id IN ({})", blocks)
+    }
     archived = set(selection.archived)
     archived |= {
-        r[0] for r in _in(db, "SELECT episode_id FROM archive WHERE block_id IN ({})", blocks)
+        r[0] for r in select_in(db, "SELECT episode_id FROM archive WHERE block_id IN ({})", blocks)
     }
     has_copies = db.execute("SELECT 1 FROM episodes WHERE origin_id IS NOT NULL LIMIT 1")
     if (
@@ -132,12 +124,12 @@ def erase(
 ) -> Erased:
     """Inside the caller's transaction: erase the (expanded) selection."""
     erased = Erased()
-    live = _in(
+    live = select_in(
         db,
         "SELECT id, block_id, user_text, reply FROM episodes WHERE id IN ({})",
         selection.episodes,
     )
-    packed = _in(
+    packed = select_in(
         db,
         "SELECT episode_id, block_id, payload FROM archive WHERE episode_id IN ({})",
         selection.archived,
@@ -153,12 +145,9 @@ def erase(
         erased.texts += [t for t in (row.get("user_text"), row.get("reply")) if t]
         affected.add(block_id)
     live_ids = [r[0] for r in live]
-    for chunk in _chunks(live_ids):
-        marks = ",".join("?" * len(chunk))
-        db.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
+    select_in(db, "DELETE FROM episodes WHERE id IN ({})", live_ids)
     lexical.unindex_episodes(db, live_ids)
-    for chunk in _chunks(r[0] for r in packed):
-        db.execute(f"DELETE FROM archive WHERE episode_id IN ({','.join('?' * len(chunk))})", chunk)
+    select_in(db, "DELETE FROM archive WHERE episode_id IN ({})", [r[0] for r in packed])
     erased.episodes, erased.archived = len(live), len(packed)
     forgotten = set(live_ids) | {r[0] for r in packed}
     for block_id in sorted(affected):
@@ -299,26 +288,23 @@ def _settle_profile(
     remove: bool,
 ) -> None:
     """Values whose only source was forgotten go with --profile, else are reported."""
-    sourced = _in(
+    sourced = select_in(
         db, "SELECT id, field FROM profile_values WHERE source_episode IN ({})", forgotten
     )
-    extra = _in(db, "SELECT id, field FROM profile_values WHERE id IN ({})", chosen)
+    extra = select_in(db, "SELECT id, field FROM profile_values WHERE id IN ({})", chosen)
     candidates = {row[0]: row[1] for row in sourced + extra}
     if remove:
-        for chunk in _chunks(candidates):
-            db.execute(
-                f"DELETE FROM profile_values WHERE id IN ({','.join('?' * len(chunk))})", chunk
-            )
+        select_in(db, "DELETE FROM profile_values WHERE id IN ({})", candidates)
         erased.profile_removed = len(candidates)
     else:
         erased.profile_kept = [{"id": i, "field": f} for i, f in sorted(candidates.items())]
-    for chunk in _chunks(forgotten):
-        db.execute(
-            "UPDATE profile_values SET ended_by_episode = NULL, "
-            "ended_reason = 'ended by a message that was forgotten' "
-            f"WHERE ended_by_episode IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
+    select_in(
+        db,
+        "UPDATE profile_values SET ended_by_episode = NULL, "
+        "ended_reason = 'ended by a message that was forgotten' "
+        "WHERE ended_by_episode IN ({})",
+        forgotten,
+    )
 
 
 def _scrub_misses(

@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 import sqlite_utils
 
-from aniso.core.db import transaction
+from aniso.core.db import select_in, transaction
 from aniso.core.tokens import count_tokens
 from aniso.tiers import blocks, links, markers
 from aniso.tiers.actuality import ActualityInputs, actuality
@@ -40,7 +40,6 @@ LEXICAL_WEIGHT = 0.45  # the dense side gets the rest
 NEIGHBOUR_LIFT = 0.5  # 26: 0.3 → 0.706, 0.4 → 0.739, 0.5 → 0.743, 0.6 → 0.738 (R@10)
 EXPAND_FROM = 5
 RELEVANCE_FLOOR = 0.3  # of the best hit's score; LoCoMo 26: no loss at 0.3, a loss at 0.45
-TIER_ORDER = {"hot": 0, "warm": 1, "cold": 2}
 FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
 # Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
 # beyond its stored pointers.
@@ -225,12 +224,13 @@ class TieredMemory:
         episode_ids = [parse_key(k)[1] for k in scores if k.startswith("e:")]
         block_ids = [parse_key(k)[1] for k in scores if k.startswith("b:")]
         hits: list[_Hit] = []
-        for row in _rows(
+        for row in select_in(
             self.db,
             "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, "
             "b.tier, b.status FROM episodes e JOIN blocks b ON b.id = e.block_id "
             "WHERE e.id IN ({})",
             episode_ids,
+            dicts=True,
         ):
             if row["id"] in exclude or row["status"] != "active":
                 continue
@@ -246,10 +246,11 @@ class TieredMemory:
                     ref=row["ref"],
                 )
             )
-        for row in _rows(
+        for row in select_in(
             self.db,
             "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
             block_ids,
+            dicts=True,
         ):
             if row["status"] != "active" or not row["summary"]:
                 continue
@@ -329,7 +330,7 @@ class TieredMemory:
             )
         # The FTS rows hold each episode's stems already: no stemming per candidate.
         indexed = dict(
-            _pairs(
+            select_in(
                 self.db,
                 f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
                 [row["id"] for row in rows],
@@ -488,8 +489,11 @@ def _restored_order(
     block_ids = list({hit.block_id for hit in hits if hit.episode_id is not None})
     restored = [
         row["id"]
-        for row in _rows(
-            db, "SELECT id FROM blocks WHERE id IN ({}) AND restored_from IS NOT NULL", block_ids
+        for row in select_in(
+            db,
+            "SELECT id FROM blocks WHERE id IN ({}) AND restored_from IS NOT NULL",
+            block_ids,
+            dicts=True,
         )
     ]
     order: dict[int, tuple[int | None, int | None]] = {}
@@ -513,7 +517,7 @@ def _actuality_inputs(
     """What ranking needs of each block, and only that: recall ranks a hundred or more
     hits a turn, and whole rows (summary, JSON fields, centroid) cost more to read and
     decode than the ranking itself once memory holds summaries and capsules."""
-    rows = _pairs(
+    rows = select_in(
         db,
         "SELECT id, last_access, last_episode_at, access_count, important, open, pinned, "
         "restored_from FROM blocks WHERE id IN ({})",
@@ -557,25 +561,6 @@ def _relevant(hits: list[_Hit]) -> list[_Hit]:
         return hits
     floor = RELEVANCE_FLOOR * hits[0].score
     return [hit for hit in hits if hit.score >= floor]
-
-
-def _rows(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[dict]:
-    rows: list[dict] = []
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        if chunk:
-            rows.extend(db.query(sql.format(",".join("?" * len(chunk))), chunk))
-    return rows
-
-
-def _pairs(db: sqlite_utils.Database, sql: str, ids: Sequence[int]) -> list[tuple]:
-    """Like `_rows`, as plain tuples: no dict per row on the per-message path."""
-    rows: list[tuple] = []
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        if chunk:
-            rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
-    return rows
 
 
 def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:

@@ -13,6 +13,8 @@ from typing import Any
 
 import sqlite_utils
 
+from aniso.tiers.blocks import counts_by_tier
+
 
 def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
     """A stable, JSON-ready summary; keys are a contract of `aniso stats --json`."""
@@ -22,11 +24,7 @@ def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
 
     messages = count("SELECT COUNT(*) FROM episodes WHERE origin_id IS NULL")
     misses = count("SELECT COUNT(*) FROM audit WHERE kind = 'miss'")
-    tiers = {tier: 0 for tier in ("hot", "warm", "cold")}
-    for tier, n in db.execute(
-        "SELECT tier, COUNT(*) FROM blocks WHERE status = 'active' GROUP BY tier"
-    ):
-        tiers[tier] = n
+    tiers = counts_by_tier(db)
     redactions: Counter[str] = Counter()
     for (detail,) in db.execute("SELECT detail FROM audit WHERE kind = 'redaction'"):
         redactions[json.loads(detail).get("type", "UNKNOWN")] += 1

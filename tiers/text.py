@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 import snowballstemmer
@@ -159,11 +159,3 @@ def anchors(text: str, *, limit: int = 12) -> list[str]:
         if value not in taken and len(value.strip("%€$₽")) >= 2:
             found.append(value)
     return list(dict.fromkeys(found))[:limit]
-
-
-def overlap(first: Iterable[str], second: Iterable[str]) -> float:
-    """Jaccard overlap of two term collections, 0 when either is empty."""
-    a, b = set(first), set(second)
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)

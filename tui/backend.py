@@ -188,27 +188,23 @@ class Backend:
             return Turn(reply=reply, redacted=self._redacted_kinds(services, reply))
 
     def _redacted_kinds(self, services: Services, reply: Reply) -> list[str]:
-        import json
+        from aniso.tiers.episodes import pii_types
 
         if not reply.episode_id:
             return ["private data"] if reply.notices and not services.controller.warnings else []
-        row = services.db.execute(
-            "SELECT pii_types FROM episodes WHERE id = ?", [reply.episode_id]
-        ).fetchone()
-        return list(json.loads(row[0])) if row and row[0] else []
+        return pii_types(services.db, reply.episode_id)
 
     # ---- memory ----------------------------------------------------------------
 
     def counts(self) -> TierCounts:
+        from aniso.tiers.archive import count_archived
         from aniso.tiers.blocks import counts_by_tier
 
         with self._lock:
             db = self.services().db
             tiers = counts_by_tier(db)
-            archived = db.execute(
-                "SELECT count(*) FROM archive WHERE status = 'archived'"
-            ).fetchone()[0]
-        return TierCounts(tiers["hot"], tiers["warm"], tiers["cold"], int(archived))
+            archived = count_archived(db)
+        return TierCounts(tiers["hot"], tiers["warm"], tiers["cold"], archived)
 
     def unpack(self, item: MemoryItem) -> str:
         """Deep-unpack a warm or cold item; hot items are already in full detail."""
@@ -227,13 +223,10 @@ class Backend:
         )
 
     def pinned(self, block_id: int) -> bool:
+        from aniso.tiers.blocks import is_pinned
+
         with self._lock:
-            row = (
-                self.services()
-                .db.execute("SELECT pinned FROM blocks WHERE id = ?", [block_id])
-                .fetchone()
-            )
-        return bool(row and row[0])
+            return is_pinned(self.services().db, block_id)
 
     def pin(self, block_id: int, value: bool = True) -> None:
         from aniso.core.db import transaction
@@ -284,10 +277,7 @@ class Backend:
         return [f"{c.kind} {c.field} = {c.value}" for c in changes]
 
     def _profile(self) -> Any:
-        from aniso.profile.store import ProfileStore
-
-        services = self.services()
-        return ProfileStore(services.db, clock=services.clock)
+        return self.services().profile
 
 
 def replace_settings(settings: Settings, **changes: Any) -> Settings:

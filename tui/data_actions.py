@@ -48,6 +48,7 @@ def preview_search(services: Services, query: str) -> list[BlockPreview]:
     Dense neighbours and graph expansion are left out on purpose: erasing is
     irreversible, so only blocks whose own words match the query are offered.
     """
+    from aniso.tiers import blocks
     from aniso.tiers.index import lexical
 
     if not query.strip():
@@ -55,31 +56,22 @@ def preview_search(services: Services, query: str) -> list[BlockPreview]:
     db = services.db
     episode_ids = lexical.search(db, lexical.EPISODES, query, limit=PREVIEW_LIMIT * 4)
     block_ids: list[int] = list(lexical.search(db, lexical.BLOCKS, query, limit=PREVIEW_LIMIT))
-    if episode_ids:
-        marks = ",".join("?" * len(episode_ids))
-        block_ids += [
-            row[0]
-            for row in db.execute(
-                f"SELECT DISTINCT block_id FROM episodes WHERE id IN ({marks})", episode_ids
-            )
-        ]
+    block_ids += blocks.of_episodes(db, episode_ids)
     return [p for p in (_preview(services, b) for b in dict.fromkeys(block_ids)) if p][
         :PREVIEW_LIMIT
     ]
 
 
 def _preview(services: Services, block_id: int) -> BlockPreview | None:
-    row = services.db.execute(
-        "SELECT b.tier, b.status, b.last_episode_at, b.size, b.summary, "
-        "(SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id LIMIT 1) "
-        "FROM blocks b WHERE b.id = ?",
-        [block_id],
-    ).fetchone()
-    if row is None or row[1] != "active":
+    from aniso.tiers import blocks
+
+    row = blocks.preview(services.db, block_id)
+    if row is None or row["status"] != "active":
         return None
-    tier, _, last_at, size, summary, first_text = row
-    text = " ".join((summary or first_text or "").split())
-    return BlockPreview(block_id, tier, last_at[:10], int(size or 0), text[:160])
+    text = " ".join((row["summary"] or row["first_text"] or "").split())
+    return BlockPreview(
+        block_id, row["tier"], row["last_episode_at"][:10], int(row["size"] or 0), text[:160]
+    )
 
 
 def forget_blocks(services: Services, block_ids: Sequence[int]) -> int:

@@ -36,8 +36,8 @@ from aniso.core.tokens import count_tokens
 from aniso.services import build
 from aniso.tiers import archive
 from aniso.tiers.memory import episode_text
+from aniso.tiers.model import TIERS
 
-TIERS = ("hot", "warm", "cold")
 _TEXT_BYTES = "length(CAST({} AS BLOB))"
 
 

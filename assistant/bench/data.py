@@ -9,13 +9,13 @@ after the import (embedding every episode again) is timed separately, and only w
 
 from __future__ import annotations
 
-import resource
 import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from aniso.bench.measure import peak_rss_mb
 from aniso.bench.scale import bench_settings, close, sqlite_bytes
 from aniso.bench.synthetic import Progress, populate, synthetic_episodes
 from aniso.core.clock import SimulatedClock
@@ -24,10 +24,6 @@ from aniso.data.export import export_json
 from aniso.data.importer import read_document, write_document
 from aniso.data.markdown import export_markdown
 from aniso.services import build
-
-
-def _peak_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def run(count: int, *, vectors: bool = False, progress: Progress | None = None) -> dict[str, Any]:
@@ -51,7 +47,7 @@ def run(count: int, *, vectors: bool = False, progress: Progress | None = None) 
             result["export_json_bytes"] = report.bytes
             result["blocks"] = report.blocks
             result["archived"] = report.archived
-            result["peak_rss_after_export_mb"] = _peak_mb()
+            result["peak_rss_after_export_mb"] = peak_rss_mb()
             began = time.perf_counter()
             md = export_markdown(services.db, root / "memory.md", redact=services.redact_text)
             result["export_md_s"] = round(time.perf_counter() - began, 2)
@@ -71,7 +67,7 @@ def run(count: int, *, vectors: bool = False, progress: Progress | None = None) 
                     at=now.isoformat(),
                 )
             result["import_write_s"] = round(time.perf_counter() - began, 2)
-            result["peak_rss_after_import_mb"] = _peak_mb()
+            result["peak_rss_after_import_mb"] = peak_rss_mb()
             if vectors:
                 memory = target.controller.memory
                 began = time.perf_counter()

@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import time
 
+from aniso.bench.measure import percentile
 from aniso.privacy import Guard
 from aniso.privacy import engine as privacy_engine
-
-
-def _percentile(sorted_values: list[float], fraction: float) -> float:
-    if not sorted_values:
-        return 0.0
-    index = min(len(sorted_values) - 1, max(0, round(fraction * (len(sorted_values) - 1))))
-    return sorted_values[index]
 
 
 def measure_guard_latency(texts: list[str], *, repeats: int = 1) -> dict[str, float]:
@@ -40,7 +34,7 @@ def measure_guard_latency(texts: list[str], *, repeats: int = 1) -> dict[str, fl
     return {
         "messages": float(len(timings)),
         "startup_ms": startup_ms,
-        "p50_ms": _percentile(timings, 0.50),
-        "p95_ms": _percentile(timings, 0.95),
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
         "max_ms": timings[-1] if timings else 0.0,
     }

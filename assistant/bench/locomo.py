@@ -27,7 +27,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from aniso.bench.measure import spread
 from aniso.core.errors import InputError
+from aniso.scheduler import nights
+from aniso.tiers.blocks import counts_by_tier
 
 KS = (5, 10, 20)
 BUDGETS = (1000, 2000)
@@ -142,18 +145,8 @@ class Scores:
             "mean_context_tokens": round(statistics.fmean(self.context_tokens), 1)
             if self.context_tokens
             else 0.0,
-            "latency_ms": _percentiles(lat),
+            "latency_ms": spread(lat),
         }
-
-
-def _percentiles(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {"p50": 0.0, "p95": 0.0, "max": 0.0}
-
-    def pick(q: float) -> float:
-        return round(values[min(len(values) - 1, int(q * len(values)))], 2)
-
-    return {"p50": pick(0.5), "p95": pick(0.95), "max": round(values[-1], 2)}
 
 
 RecallFn = Callable[[str], list[tuple[str | None, int]]]
@@ -195,20 +188,6 @@ def _within_budget(ranked: list[tuple[str | None, int]], budget: int) -> list[st
     return [ref for ref, _ in _fit(ranked, budget) if ref is not None]
 
 
-def nights(start: datetime, end: datetime, *, at: str, zone: str) -> Iterator[datetime]:
-    """The nightly compaction slots (`at` local time in `zone`) after `start`, up to `end`."""
-    from zoneinfo import ZoneInfo
-
-    hour, minute = (int(part) for part in at.split(":"))
-    local = start.astimezone(ZoneInfo(zone))
-    slot = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if slot <= local:
-        slot += timedelta(days=1)
-    while slot <= end:
-        yield slot.astimezone(UTC)
-        slot = (slot + timedelta(days=1)).replace(hour=hour, minute=minute)
-
-
 def replay(
     conversation: Conversation,
     memory: Any,
@@ -247,8 +226,7 @@ def run(
     tiers: bool = False,
 ) -> dict[str, Any]:
     """Replay each conversation into a fresh data dir and score recall over its QA."""
-    from aniso.core.db import open_db
-    from aniso.services import make_memory
+    from aniso.services import build
 
     conversations = [load(path) for path in paths]
     scores = Scores()
@@ -256,11 +234,12 @@ def run(
     for conversation in conversations:
         data_dir = work_dir / conversation.name
         conv_settings = settings.model_copy(update={"data_dir": data_dir})
-        memory = make_memory(conv_settings, open_db(data_dir))
+        services = build(conv_settings)
         now = conversation.end + timedelta(days=1)
         own = Scores()
-        recall, tier_state = _prepare(conversation, memory, conv_settings, now=now, tiers=tiers)
+        recall, tier_state = _prepare(conversation, services, now=now, tiers=tiers)
         score_conversation(conversation, recall, own, context_budget=settings.context_budget_tokens)
+        services.close()
         for key, values in own.hits.items():
             scores.hits[key].extend(values)
         scores.latencies_ms.extend(own.latencies_ms)
@@ -284,16 +263,16 @@ def run(
 
 
 def _prepare(
-    conversation: Conversation, memory: Any, settings: Any, *, now: datetime, tiers: bool
+    conversation: Conversation, services: Any, *, now: datetime, tiers: bool
 ) -> tuple[RecallFn, dict[str, Any]]:
     """Replay the conversation (with nightly compaction in tier mode) and return the
     recall function for its questions, with the tier figures it keeps up to date."""
     from aniso.tiers import unpack
-    from aniso.tiers.compaction import Compactor
 
+    memory, settings = services.memory, services.settings
     state: dict[str, Any] = {"previous": set(), "restored": 0, "runs": 0}
     if tiers:
-        compactor = Compactor(memory.db, memory, settings)
+        compactor = services.compactor()
 
         def nightly(start: datetime, end: datetime) -> None:
             for night in nights(start, end, at=settings.compact_at, zone=settings.timezone):
@@ -304,7 +283,7 @@ def _prepare(
         nightly(conversation.end, now)
     else:
         replay(conversation, memory)
-    state["blocks"] = _tier_counts(memory.db)
+    state["blocks"] = counts_by_tier(memory.db)
 
     def recall(question: str) -> list[tuple[str | None, int]]:
         items = memory.recall(question, now=now, limit=40).items
@@ -319,12 +298,3 @@ def _prepare(
         return [(item.ref, item.tokens) for item in items]
 
     return recall, state
-
-
-def _tier_counts(db: Any) -> dict[str, int]:
-    counts = {"hot": 0, "warm": 0, "cold": 0}
-    for tier, count in db.execute(
-        "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
-    ):
-        counts[tier] = count
-    return counts

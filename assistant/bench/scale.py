@@ -22,13 +22,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from aniso.bench.measure import percentile
 from aniso.bench.phases import PHASES, instrument
 from aniso.bench.plans import Plan, capture
 from aniso.bench.synthetic import (
     Progress,
     SyntheticEpisode,
     messages,
-    percentile,
     populate,
     synthetic_episodes,
     unit_vectors,

@@ -30,15 +30,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from aniso.bench.measure import percentile, rss_mb
 from aniso.bench.scale import folder_bytes, sqlite_bytes
-from aniso.bench.synthetic import Progress, messages, percentile
+from aniso.bench.synthetic import Progress, messages
 from aniso.core.clock import SimulatedClock, parse_instant
 from aniso.core.runtime import arena_limit
 from aniso.core.settings import Settings
 from aniso.llm.gateway import LLMGateway
 from aniso.services import Services, build
 from aniso.tiers import archive
-from aniso.tiers.compaction import Compactor
 from aniso.tiers.doctor import check
 
 START = "2025-01-06T08:00:00+00:00"
@@ -46,18 +46,6 @@ DAYS = 365
 MOCK_REPLY = "Noted, I will keep that in mind."
 TAG = re.compile(r"\(soak (\d+)\)")
 SAMPLES = 10
-
-
-def rss_mb() -> float:
-    """Resident set size now (not the peak), from /proc; 0.0 where there is none."""
-    import os
-
-    try:
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            pages = int(handle.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0.0
-    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
 def _window(values: list[float], size: int) -> dict[str, float]:
@@ -196,9 +184,7 @@ def run(
     clock = SimulatedClock(parse_instant(START))
     gateway = LLMGateway(settings, extra_args={"mock_response": MOCK_REPLY})
     services = build(settings, clock=clock, gateway=gateway)
-    compactor = Compactor(
-        services.db, services.controller.memory, settings, redact=services.redact_text
-    )
+    compactor = services.compactor()
     texts = messages(count, seed=9)
     wall: list[float] = []
     cpu: list[float] = []

@@ -300,11 +300,3 @@ def populate(
         if progress is not None and index % step == 0:
             progress("populating (timed)", index, len(episodes))
     return timings
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile, like `bench guard`; 0.0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import select
 import statistics
 import subprocess
@@ -22,8 +21,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
+
+from aniso.bench.measure import peak_rss_mb, rss_mb, spread
 
 PROMPTS = (
     "Remind me to water the basil on the balcony.",
@@ -122,8 +122,8 @@ def chat_run(settings: Any, *, messages: int, progress: Callable[[int], None] | 
     asyncio.run(drive())
     return {
         "messages": messages,
-        "rss_mb": _rss_mb(),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mb": rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         "key_latency_ms": _percentiles([x * 1000 for x in latencies]),
     }
 
@@ -135,26 +135,10 @@ async def _idle(pilot: Any) -> None:
     await pilot.pause()
 
 
-def _rss_mb() -> float:
-    status = Path("/proc/self/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _percentiles(values: list[float]) -> dict[str, float]:
     if not values:
         return {"n": 0}
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "n": len(values),
-        "p50": round(statistics.median(ordered), 1),
-        "p95": round(p95, 1),
-        "max": round(ordered[-1], 1),
-    }
+    return {"n": len(values), **spread(values, digits=1)}
 
 
 def render(figures: dict[str, Any]) -> str:

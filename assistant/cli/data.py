@@ -15,38 +15,13 @@ from typing import Any
 
 import click
 
+from aniso.cli.progress import Bar
 from aniso.core.errors import InputError
+from aniso.tiers.model import TIERS
 
 
 def _root(ctx: click.Context) -> Any:
     return ctx.find_root().obj
-
-
-class _Bar:
-    """A rich progress bar on a TTY; a no-op otherwise."""
-
-    def __init__(self, label: str, total: int, *, quiet: bool) -> None:
-        self._progress = None
-        if quiet or not sys.stderr.isatty():
-            return
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self._progress = Progress(transient=True, console=Console(stderr=True))
-        self._task = self._progress.add_task(label, total=total)
-        self._progress.start()
-
-    def advance(self, amount: int = 1) -> None:
-        if self._progress is not None:
-            self._progress.advance(self._task, amount)
-
-    def update(self, done: int, total: int) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, completed=done, total=total)
-
-    def stop(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
 
 
 def _echo_json(payload: dict[str, Any]) -> None:
@@ -71,7 +46,7 @@ def export_command(ctx: click.Context, out: str, fmt: str, as_json: bool) -> Non
     from aniso.data.markdown import export_markdown
 
     services = _root(ctx).services()
-    bar = _Bar("exporting", count_blocks(services.db), quiet=as_json)
+    bar = Bar("exporting", count_blocks(services.db), quiet=as_json)
     writer = export_json if fmt == "json" else export_markdown
     try:
         report = writer(services.db, Path(out), redact=services.redact_text, progress=bar.advance)
@@ -103,8 +78,8 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
 
     document = read_document(Path(file))  # before opening the store: a bad file touches nothing
     services = _root(ctx).services()
-    total = sum(len(getattr(document.tiers, t)) for t in ("hot", "warm", "cold"))
-    bar = _Bar("importing", total, quiet=as_json)
+    total = sum(len(getattr(document.tiers, t)) for t in TIERS)
+    bar = Bar("importing", total, quiet=as_json)
     try:
         erasure = None
         with writer_lock(services.settings.data_dir):
@@ -299,7 +274,7 @@ def backup_command(ctx: click.Context, path: Path | None, as_json: bool) -> None
 
     settings = _root(ctx).settings
     target = target_path(path, settings.data_dir, make_clock(settings)())
-    bar = _Bar("backing up", 1, quiet=as_json)
+    bar = Bar("backing up", 1, quiet=as_json)
     try:
         report = backup(settings.db_path, target, progress=bar.update)
     finally:

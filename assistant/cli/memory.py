@@ -8,11 +8,12 @@ scripts and benchmarks rely on them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from aniso.tiers.model import MemoryItem
+from aniso.tiers.model import TIERS, MemoryItem
 
 
 def _root(ctx: click.Context) -> Any:
@@ -97,22 +98,14 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
 
 
 @memory.command("list")
-@click.option("--tier", type=click.Choice(["hot", "warm", "cold"]), help="Only this tier.")
+@click.option("--tier", type=click.Choice(list(TIERS)), help="Only this tier.")
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
 @click.pass_context
 def list_command(ctx: click.Context, tier: str | None, as_json: bool) -> None:
     """List memory blocks, newest first, with their tier, markers and size."""
-    from aniso.core.db import open_db
+    from aniso.tiers.blocks import listing
 
-    db = open_db(_root(ctx).settings.data_dir)
-    where = "WHERE b.tier = ?" if tier else ""
-    rows = list(
-        db.query(
-            "SELECT b.*, (SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id "
-            f"LIMIT 1) AS first_text FROM blocks b {where} ORDER BY b.last_episode_at DESC",
-            [tier] if tier else [],
-        )
-    )
+    rows = listing(_root(ctx).services().db, tier)
     blocks = [
         {
             "id": row["id"],
@@ -150,12 +143,20 @@ def list_command(ctx: click.Context, tier: str | None, as_json: bool) -> None:
 @click.pass_context
 def reindex(ctx: click.Context) -> None:
     """Rebuild the derived indexes (FTS5 and the vector index) from SQLite."""
-    from aniso.cli.progress import bar
+    from aniso.cli.progress import Bar
     from aniso.tiers.index.reindex import rebuild
 
     services = _root(ctx).services()
-    with bar("reindexing") as start:
+    bar = Bar("reindexing", 0)
+
+    def start(total: int) -> Callable[[int], None]:
+        bar.retotal(total)
+        return bar.advance
+
+    try:
         report = rebuild(services.db, services.controller.memory, progress=start)
+    finally:
+        bar.stop()
     click.echo(f"reindexed {report['episodes']} episodes and {report['blocks']} block forms")
 
 
@@ -164,8 +165,7 @@ def reindex(ctx: click.Context) -> None:
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool) -> None:
     """Memory in numbers: tiers, profile, withheld data and the retrieval-miss rate."""
-    from aniso.core.db import open_db
     from aniso.tiers.stats import memory_stats, render_stats
 
-    figures = memory_stats(open_db(_root(ctx).settings.data_dir))
+    figures = memory_stats(_root(ctx).services().db)
     click.echo(json.dumps(figures, indent=2) if as_json else render_stats(figures))

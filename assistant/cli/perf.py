@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
+
+from aniso.cli.progress import Bar
 
 _BARS = "▁▂▃▄▅▆▇█"
 
@@ -71,29 +72,17 @@ def locomo_command(
 
     settings = _root(ctx).settings
     target = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="aniso-locomo-"))
-    progress = None
-    bar = None
-    if sys.stderr.isatty() and not as_json:
-        from rich.progress import Progress
-
-        bar = Progress(transient=True)
-        task = bar.add_task("replaying LoCoMo", total=len(paths))
-        bar.start()
-
-        def progress(name: str) -> None:
-            bar.advance(task, 1)
-
+    bar = Bar("replaying LoCoMo", len(paths), quiet=as_json)
     try:
         result = locomo.run(
             [Path(p) for p in paths],
             work_dir=target,
             settings=settings,
-            progress=progress,
+            progress=bar.step if bar.shown else None,
             tiers=with_tiers,
         )
     finally:
-        if bar is not None:
-            bar.stop()
+        bar.stop()
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -179,32 +168,14 @@ def _sizes(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
     return sizes
 
 
-class _Phases:
-    """One rich progress bar whose description follows the bench's phases."""
-
-    def __init__(self) -> None:
-        from rich.progress import Progress
-
-        self._progress = Progress(transient=True)
-        self._task = self._progress.add_task("starting", total=1)
-        self._progress.start()
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        self._progress.update(self._task, description=phase, completed=done, total=total)
-
-    def stop(self) -> None:
-        self._progress.stop()
-
-
 @contextlib.contextmanager
-def _phases(as_json: bool) -> Iterator[_Phases | None]:
+def _phases(as_json: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     """A phase bar on a TTY (None under --json or a pipe), stopped however the bench ends."""
-    bar = _Phases() if sys.stderr.isatty() and not as_json else None
+    bar = Bar("starting", 1, quiet=as_json)
     try:
-        yield bar
+        yield bar.phase if bar.shown else None
     finally:
-        if bar is not None:
-            bar.stop()
+        bar.stop()
 
 
 @bench.command("scale")

@@ -19,7 +19,6 @@ or anything with `.settings.data_dir` and optionally `.settings.now`).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -32,17 +31,10 @@ if TYPE_CHECKING:
 
 def _open(ctx: click.Context) -> ProfileStore:
     """The profile store of the data dir the root command was given."""
-    from aniso.core.clock import parse_instant, system_clock
-    from aniso.core.db import open_db
-    from aniso.profile.store import ProfileStore
-
     root = ctx.find_root().obj
-    settings = getattr(root, "settings", None)
-    if settings is None:
+    if not hasattr(root, "services"):
         raise ConfigError("`aniso profile` must run under the `aniso` command (no settings found)")
-    now = getattr(settings, "now", None)
-    clock = (lambda: parse_instant(now)) if now else system_clock
-    return ProfileStore(open_db(Path(settings.data_dir)), clock=clock)
+    return root.services().profile
 
 
 def _print_json(data: Any) -> None:
@@ -118,10 +110,9 @@ def history(ctx: click.Context, field: str | None, as_json: bool) -> None:
 @click.pass_context
 def set_(ctx: click.Context, field: str, value: str) -> None:
     """Set FIELD to VALUE by hand (for a list field: add VALUE)."""
-    from aniso.privacy.redactor import AuditedRedactor
-
-    store = _open(ctx)
-    value, _, withheld = AuditedRedactor(store.db, store.clock)(value)
+    services = ctx.find_root().obj.services()
+    store = services.profile
+    value, _, withheld = services.controller.redact(value)
     if withheld:
         click.echo(f"aniso: {withheld}", err=True)
     _print_changes(store.set(field, value))

@@ -9,11 +9,12 @@ Writes report.json, report.md and report.png to `--out`. `--json` prints the sum
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+from aniso.cli.progress import Bar
 
 
 @click.group()
@@ -68,15 +69,16 @@ def run(
     if judge is not None:
         judge.check_model()
     total = sum(len(s.scenarios) for s in loaded) * len(names)
-    bar = _Bar(total) if sys.stderr.isatty() and not as_json else None
-    report = run_suites(
-        loaded,
-        settings=settings,
-        variants=names,
-        judge=judge,
-        on_step=bar.step if bar else None,
-    )
-    if bar is not None:
+    bar = Bar("scenarios", total, quiet=as_json)
+    try:
+        report = run_suites(
+            loaded,
+            settings=settings,
+            variants=names,
+            judge=judge,
+            on_step=bar.step if bar.shown else None,
+        )
+    finally:
         bar.stop()
     try:
         paths = report.write(out_dir)
@@ -101,19 +103,3 @@ def _table(report: Any) -> str:
         cells = [f"{row[m]['mean']:.2f}" if m in row else "-" for m in metrics]
         rows.append(variant.ljust(12) + "".join(c.rjust(width + 1) for c in cells))
     return "\n".join(rows)
-
-
-class _Bar:
-    def __init__(self, total: int) -> None:
-        from rich.progress import Progress
-
-        self._progress = Progress(transient=True)
-        self._task = self._progress.add_task("scenarios", total=total)
-        self._progress.start()
-
-    def step(self, label: str) -> None:
-        self._progress.update(self._task, description=label)
-        self._progress.advance(self._task, 1)
-
-    def stop(self) -> None:
-        self._progress.stop()

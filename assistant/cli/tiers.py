@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from aniso.cli.progress import Bar
 from aniso.services import make_compactor
 
 
@@ -31,10 +32,11 @@ def compact(ctx: click.Context, show_report: bool, as_json: bool) -> None:
             return
     else:
         total = len(make_compactor(services).candidates(services.clock()))
-        bar = _bar(total) if (sys.stderr.isatty() and not as_json) else None
-        compactor = make_compactor(services, on_block=bar.advance if bar else None)
-        report = compactor.run(services.clock()).as_dict()
-        if bar is not None:
+        bar = Bar("compacting", total, quiet=as_json)
+        try:
+            compactor = make_compactor(services, on_block=bar.advance if bar.shown else None)
+            report = compactor.run(services.clock()).as_dict()
+        finally:
             bar.stop()
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
@@ -82,18 +84,3 @@ def doctor(ctx: click.Context, as_json: bool, data_dir: str | None) -> None:
         click.echo("ok: SQLite integrity, tiers, archive and indexes agree")
     if problems:
         sys.exit(1)
-
-
-class _bar:
-    def __init__(self, total: int) -> None:
-        from rich.progress import Progress
-
-        self._progress = Progress(transient=True)
-        self._task = self._progress.add_task("compacting", total=total)
-        self._progress.start()
-
-    def advance(self) -> None:
-        self._progress.advance(self._task, 1)
-
-    def stop(self) -> None:
-        self._progress.stop()

@@ -37,11 +37,3 @@ def count_tokens(text: str) -> int:
     if not text:
         return 0
     return len(_encoding().encode(text, disallowed_special=()))
-
-
-def truncate_tokens(text: str, limit: int) -> str:
-    """The longest prefix of `text` that fits in `limit` tokens."""
-    tokens = _encoding().encode(text, disallowed_special=())
-    if len(tokens) <= limit:
-        return text
-    return _encoding().decode(tokens[:limit])

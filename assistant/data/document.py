@@ -17,13 +17,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from aniso.tiers.model import Tier
+
 FORMAT = "aniso-export"
 SCHEMA_VERSION = 1
 MAX_TEXT = 200_000
 """The longest text an import accepts in one field (a long message is ~10k chars)."""
 
-Tier = Literal["hot", "warm", "cold"]
-TIERS: tuple[Tier, ...] = ("hot", "warm", "cold")
 
 _STRICT = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 LongText = Annotated[str, Field(max_length=MAX_TEXT)]

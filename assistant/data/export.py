@@ -19,7 +19,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +29,10 @@ import sqlite_utils
 
 from aniso.core.db import transaction
 from aniso.core.errors import InputError, StoreError
+from aniso.core.ports import Progress, Redact
 from aniso.data.document import (
     FORMAT,
     SCHEMA_VERSION,
-    TIERS,
     BlockRecord,
     EpisodeRecord,
     LinkRecord,
@@ -40,9 +40,8 @@ from aniso.data.document import (
     TierEventRecord,
 )
 from aniso.tiers import archive
+from aniso.tiers.model import TIERS
 
-Redact = Callable[[str], str]
-Progress = Callable[[int], None]
 CACHED_TEXTS = 8192
 
 

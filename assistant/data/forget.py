@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from aniso.core.db import transaction, vacuum, writer_lock
+from aniso.core.db import select_in, transaction, vacuum, writer_lock
 from aniso.core.errors import InputError
 from aniso.data import residue
 from aniso.tiers import archive
@@ -234,15 +234,12 @@ def profile_at_stake(db: sqlite_utils.Database, plan: Plan) -> list[dict[str, An
     """Profile values that only forgotten messages stated (asked about before forgetting)."""
     selection = expand(db, plan.selection)
     ids = selection.episodes | selection.archived
-    found = []
-    for chunk_start in range(0, len(ids), 500):
-        chunk = sorted(ids)[chunk_start : chunk_start + 500]
-        marks = ",".join("?" * len(chunk))
-        found += list(
-            db.query(
-                f"SELECT id, field FROM profile_values WHERE source_episode IN ({marks})", chunk
-            )
-        )
+    found = select_in(
+        db,
+        "SELECT id, field FROM profile_values WHERE source_episode IN ({})",
+        sorted(ids),
+        dicts=True,
+    )
     known = {row["id"] for row in found}
     found += [
         dict(r)

@@ -27,10 +27,10 @@ from pydantic import ValidationError
 
 from aniso.core.db import transaction
 from aniso.core.errors import InputError
+from aniso.core.ports import Redact
 from aniso.data.document import (
     FORMAT,
     SCHEMA_VERSION,
-    TIERS,
     BlockRecord,
     EpisodeRecord,
     ExportDocument,
@@ -38,8 +38,8 @@ from aniso.data.document import (
 from aniso.data.export import cached
 from aniso.tiers import archive
 from aniso.tiers.index import lexical
+from aniso.tiers.model import TIERS
 
-Redact = Callable[[str], str]
 Mode = Literal["merge", "replace"]
 MAX_FILE_BYTES = 4 * 1024**3
 MEMORY_TABLES = (

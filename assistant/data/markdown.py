@@ -15,7 +15,6 @@ from typing import IO, Any
 import sqlite_utils
 
 from aniso.core.db import transaction
-from aniso.data.document import TIERS
 from aniso.data.export import (
     ExportReport,
     Progress,
@@ -25,6 +24,7 @@ from aniso.data.export import (
     private_output,
     profile_record,
 )
+from aniso.tiers.model import TIERS
 
 TITLES = {"hot": "Hot: recent, in full", "warm": "Warm: summaries", "cold": "Cold: capsules"}
 

@@ -105,12 +105,11 @@ def test_a_block_restored_by_another_process_meanwhile_is_not_restored_twice(
     from aniso.core.settings import load_settings
     from aniso.services import build
     from aniso.tiers import unpack
-    from aniso.tiers.compaction import Compactor
 
     ours = build(load_settings({"model": "fake/x"}), clock=clock)
     for text in ("My allotment has tomatoes by the fence", "The allotment shed needs paint"):
         ours.assistant.send(text)
-    compactor = Compactor(ours.db, ours.controller.memory, ours.settings)
+    compactor = ours.compactor()
     clock.advance(timedelta(days=120))
     compactor.run(clock())
     (cold,) = [row[0] for row in ours.db.execute("SELECT id FROM blocks WHERE tier = 'cold'")]
@@ -143,7 +142,6 @@ def test_a_late_summary_upsert_does_not_bring_back_a_restored_block(llm, clock, 
     from aniso.core.settings import load_settings
     from aniso.services import build
     from aniso.tiers import unpack
-    from aniso.tiers.compaction import Compactor
     from aniso.tiers.index.dense import block_key
 
     services = build(load_settings({"model": "fake/x"}), clock=clock)
@@ -151,7 +149,7 @@ def test_a_late_summary_upsert_does_not_bring_back_a_restored_block(llm, clock, 
         services.assistant.send(text)
     memory = services.controller.memory
     clock.advance(timedelta(days=30))
-    Compactor(services.db, memory, services.settings).run(clock())
+    services.compactor().run(clock())
     (warm,) = [row[0] for row in services.db.execute("SELECT id FROM blocks WHERE tier = 'warm'")]
     assert block_key(warm) in memory.dense.index.ids()
     memory.dense.enqueue("upsert", block_key(warm), at=clock())  # the other process's write

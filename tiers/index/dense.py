@@ -23,7 +23,7 @@ from datetime import datetime
 import numpy as np
 import sqlite_utils
 
-from aniso.core.db import transaction
+from aniso.core.db import select_in, transaction
 from aniso.core.errors import StoreError
 from aniso.core.ports import Embedder
 from aniso.tiers.index.vectors import VectorIndex
@@ -185,10 +185,7 @@ class DenseMemory:
         return dict(self._held)
 
     def _clear(self, keys: Sequence[str], op: str) -> None:
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            self.db.execute(f"DELETE FROM outbox WHERE op = ? AND ref IN ({marks})", [op, *chunk])
+        select_in(self.db, "DELETE FROM outbox WHERE op = ? AND ref IN ({})", keys, params=[op])
 
     def _degrade(self, error: Exception) -> None:
         message = f"vector index unavailable, recall is lexical only: {error}"

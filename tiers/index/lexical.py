@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from aniso.core.db import select_in
 from aniso.tiers.text import match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
@@ -39,10 +40,7 @@ def index_block(db: sqlite_utils.Database, block_id: int, text: str) -> None:
 
 
 def unindex_episodes(db: sqlite_utils.Database, episode_ids: list[int]) -> None:
-    for chunk_start in range(0, len(episode_ids), 500):
-        chunk = episode_ids[chunk_start : chunk_start + 500]
-        marks = ",".join("?" * len(chunk))
-        db.execute(f"DELETE FROM {EPISODES} WHERE rowid IN ({marks})", chunk)
+    select_in(db, f"DELETE FROM {EPISODES} WHERE rowid IN ({{}})", episode_ids)
 
 
 def unindex_block(db: sqlite_utils.Database, block_id: int) -> None:
