@@ -92,7 +92,7 @@ def create(db: sqlite_utils.Database, *, at: datetime, restored_from: int | None
         "VALUES (?, ?, ?, ?)",
         [at.isoformat(), at.isoformat(), at.isoformat(), restored_from],
     )
-    return int(cursor.lastrowid)
+    return int(cursor.lastrowid or 0)
 
 
 def _centroid(blob: bytes | None) -> np.ndarray | None:
@@ -194,7 +194,7 @@ def touch(db: sqlite_utils.Database, block_ids: Sequence[int], *, at: datetime) 
 
 def counts_by_tier(db: sqlite_utils.Database) -> dict[str, int]:
     """Active blocks per tier, every tier present (zero when empty)."""
-    counts = dict.fromkeys(TIERS, 0)
+    counts: dict[str, int] = dict.fromkeys(TIERS, 0)
     for tier, count in db.execute(
         "SELECT tier, count(*) FROM blocks WHERE status = 'active' GROUP BY tier"
     ):

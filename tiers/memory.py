@@ -122,7 +122,7 @@ class TieredMemory:
                     ref,
                 ],
             )
-            episode_id = int(cursor.lastrowid)
+            episode_id = int(cursor.lastrowid or 0)
             blocks.add_episode(
                 self.db,
                 block_id,

@@ -180,8 +180,8 @@ def deep(
                     episode["origin_id"] or episode["id"],
                 ],
             )
-            restored_ids.append(int(cursor.lastrowid))
-            lexical.index_episode(db, int(cursor.lastrowid), episode["user_text"])
+            restored_ids.append(int(cursor.lastrowid or 0))
+            lexical.index_episode(db, int(cursor.lastrowid or 0), episode["user_text"])
         archive.mark_restored(db, block_id)
         total = len(moved) + len(restored_ids)
         db.execute(

@@ -298,7 +298,8 @@ def is_write_failure(error: BaseException) -> bool:
 def store_error(error: BaseException, where: Path | str = "the data dir") -> StoreError:
     """The one-line StoreError a user sees for a failed SQLite or disk operation."""
     if is_write_failure(error):
-        reason = str(error) if isinstance(error, sqlite3.Error) else (error.strerror or error)
+        strerror = getattr(error, "strerror", None)
+        reason = str(error) if isinstance(error, sqlite3.Error) else (strerror or error)
         return StoreError(
             f"cannot write to {where}: {reason} (is the disk full?); free some space and "
             "try again: what was already stored is intact"

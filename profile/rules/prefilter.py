@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 try:  # the parser the `re` module itself uses; private, so any surprise disables the test
@@ -59,7 +60,7 @@ def _sequence(items: list[tuple[object, object]], mask: str) -> list[frozenset[s
 
     for op, av in items:
         if op is _c.LITERAL:
-            char = chr(av)  # type: ignore[call-overload]
+            char = chr(av)  # type: ignore[call-overload,arg-type]
             if char == mask or not _plain(char):
                 close()  # a masked span or an exotic letter: no word can span it
             else:
@@ -78,7 +79,7 @@ def _required(op: object, av: object, mask: str) -> list[frozenset[str]]:
         return _sequence(list(av), mask)  # type: ignore[call-overload]
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         low, _, body = av  # type: ignore[misc]
-        return _sequence(list(body), mask) if low >= 1 else []
+        return _sequence(list(body), mask) if int(low) >= 1 else []  # type: ignore[has-type]
     if op is _c.BRANCH:
         # One word from each branch: the branch's most selective group stands for it.
         words: set[str] = set()
@@ -91,7 +92,7 @@ def _required(op: object, av: object, mask: str) -> list[frozenset[str]]:
     return []  # anchors, classes, look-arounds, back-references: no word required
 
 
-def _selectivity(group: frozenset[str]) -> tuple[int, int]:
+def _selectivity(group: AbstractSet[str]) -> tuple[int, int]:
     return (min(len(word) for word in group), -len(group))
 
 

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -88,7 +88,9 @@ class ChromaIndex:
     """`VectorIndex` on Chroma. Build it with `ChromaIndex.open`, not the constructor."""
 
     def __init__(self, client: ClientAPI, collection: str, *, hint: str) -> None:
-        self.client = client  # for diagnostics only, e.g. checking telemetry is off
+        self.client: Any = (
+            client  # its close() is not on the ClientAPI protocol, e.g. checking telemetry is off
+        )
         self.rebuilt = False  # True when open() found the index broken and started empty
         self._name = collection
         self._hint = hint  # what the user can do when an operation fails
@@ -205,7 +207,7 @@ class ChromaIndex:
                 self._collection.upsert(
                     ids=list(ids[start:end]),
                     embeddings=matrix[start:end],
-                    metadatas=metas[start:end],
+                    metadatas=cast(Any, metas[start:end]),
                 )
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -276,7 +278,7 @@ class ChromaIndex:
                 found_ids += page["ids"]
                 if len(page["ids"]):
                     rows.append(np.asarray(page["embeddings"], dtype=np.float32))
-                metas += [dict(m or {}) for m in page["metadatas"]]
+                metas += [dict(m or {}) for m in cast(Any, page["metadatas"])]
         matrix = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
         return found_ids, matrix, metas
 
@@ -304,7 +306,7 @@ class ChromaIndex:
 
     def _create(self) -> Collection:
         return self.client.get_or_create_collection(
-            self._name, configuration=_CONFIGURATION, embedding_function=None
+            self._name, configuration=cast(Any, _CONFIGURATION), embedding_function=None
         )
 
     def _probe(self) -> None:
@@ -395,7 +397,7 @@ def _release_folder(path: Path) -> None:
         os.close(fd)
 
 
-def _persistent_client(path: Path) -> ClientAPI:
+def _persistent_client(path: Path) -> Any:
     import chromadb
     from chromadb.config import Settings
 
@@ -419,7 +421,7 @@ def _missing_files(path: Path) -> str | None:
     return None
 
 
-def _forget(path: Path, client: ClientAPI | None) -> None:
+def _forget(path: Path, client: Any) -> None:
     """Drop chromadb's per-process cache entry for `path`.
 
     Chroma keeps one shared system per folder; one that failed to start stays cached
