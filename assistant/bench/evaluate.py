@@ -37,8 +37,10 @@ def load(path: str | Path) -> list[dict[str, Any]]:
 
 
 def packaged_dataset() -> Path:
-    """The labelled set shipped in the package (a copy of tests/data/pii_labelled.jsonl)."""
-    return Path(__file__).with_name("data") / "pii_labelled.jsonl"
+    """The labelled set, which ships with the privacy package (its one copy)."""
+    from importlib import resources
+
+    return Path(str(resources.files("aniso.privacy") / "data" / "pii_labelled.jsonl"))
 
 
 def evaluate(path: str | Path | None = None, guard: Guard | None = None) -> dict[str, Any]:

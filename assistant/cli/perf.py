@@ -152,10 +152,10 @@ def guard_command(as_json: bool, repeats: int) -> None:
 
 
 def _pii_set() -> Path:
-    """The labelled PII set ships with the package (a copy of tests/data)."""
-    from importlib import resources
+    """The labelled PII set that ships with the privacy package."""
+    from aniso.bench.evaluate import packaged_dataset
 
-    return Path(str(resources.files("aniso.privacy") / "data" / "pii_labelled.jsonl"))
+    return packaged_dataset()
 
 
 def _sizes(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:

@@ -30,6 +30,7 @@ from aniso.prompt import (
     MemoryItem,
     neutralise,
     quote_block,
+    render_item,
 )
 from aniso.services import Services, build
 
@@ -137,7 +138,7 @@ def test_injection_recalled_from_cold_stays_quoted_data(
 )
 def test_quoted_lines_cannot_break_out(text: str, expected: list[str]) -> None:
     assert quote_block(text).split("\n") == expected
-    rendered = MemoryItem(block_id=7, tier="cold", at=DAY0, text=text, tokens=1).render()
+    rendered = render_item(MemoryItem(block_id=7, tier="cold", at=DAY0, text=text, tokens=1))
     label, *lines = rendered.split("\n")
     assert LABEL.match(label) and lines == expected
     assert neutralise(neutralise(text)) == neutralise(text)

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from conftest import DAY0
+from helpers import TESTS
 
 from aniso.core.clock import SimulatedClock
 from aniso.core.db import open_db
 from aniso.profile import ProfileStore, delta_from_persona, extract_rules
 
-LOCAL = Path(__file__).resolve().parent / "data" / "mempersonal"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "mempersonal"
+LOCAL = TESTS / "fixtures" / "mempersonal"
+SHARED = TESTS.parents[1] / "shared" / "mempersonal"
 DATA = LOCAL if (LOCAL / "scenarios.json").exists() else SHARED
 SCENARIOS: list[dict[str, Any]] = json.loads((DATA / "scenarios.json").read_text("utf-8"))
 PERSONAS = {p["id"]: p for p in json.loads((DATA / "personas.json").read_text("utf-8"))}

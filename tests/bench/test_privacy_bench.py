@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from aniso.bench.evaluate import load
+from aniso.bench.evaluate import load, packaged_dataset
 from aniso.bench.guard import measure_guard_latency
 
-DATASET = Path(__file__).parent / "data" / "pii_labelled.jsonl"
+DATASET = packaged_dataset()
 
 
 def test_measure_guard_latency_on_the_labelled_set() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedLLM, install
-from helpers import one_line_error, run_cli
+from helpers import TESTS, one_line_error, run_cli
 
 from aniso.core.settings import load_settings
 from aniso.scenarios.judge import judge_reply
@@ -23,7 +23,7 @@ from aniso.scenarios.runner import run_suites
 from aniso.scenarios.suite import ScenarioError, bundled_suites, load_suite
 from aniso.scenarios.variants import RecordingGateway
 
-MEMPERSONAL = Path(__file__).resolve().parent / "data" / "mempersonal"
+MEMPERSONAL = TESTS / "fixtures" / "mempersonal"
 LIST_REPLY = "- first step\n- second step\n- third step"
 
 

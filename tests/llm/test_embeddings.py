@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import TESTS
 
 from aniso.core.errors import ConfigError, ModelError
 from aniso.llm.embeddings import LiteLLMEmbedder
@@ -23,10 +24,9 @@ from aniso.services import make_embedder
 from aniso.tiers.index import embeddings
 from aniso.tiers.index.embeddings import LocalMiniLM
 
-HERE = Path(__file__).resolve()
 REFERENCE_COPIES = [
-    HERE.parent / "data" / "minilm_reference.json",
-    HERE.parents[1].parent / "shared" / "embeddings" / "minilm_reference.json",
+    TESTS / "fixtures" / "minilm_reference.json",
+    TESTS.parents[1] / "shared" / "embeddings" / "minilm_reference.json",
 ]
 
 
