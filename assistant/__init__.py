@@ -27,9 +27,20 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 logging.getLogger("aniso").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from aniso.api import Memory
     from aniso.chat import Assistant
 
-__all__ = ["Assistant", "__version__"]
+__all__ = ["Assistant", "__version__", "open"]
+
+
+def open(data_dir: str | Path | None = None, **settings: Any) -> Memory:  # noqa: A001
+    """Open the memory in `data_dir` as a `Memory` (see `aniso.api`); use it in a
+    `with` block, or call `close()`. Settings may be given by name."""
+    from aniso.api import open as open_memory
+
+    return open_memory(data_dir, **settings)
 
 
 def __getattr__(name: str) -> Any:

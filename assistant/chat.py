@@ -45,13 +45,19 @@ class Assistant:
         moved between tiers; later calls that day return None, as do temporary
         chats and days with nothing to report.
         """
+        return self.digest(claim=True)
+
+    def digest(self, *, claim: bool) -> str | None:
+        """The digest in Markdown, or None when there is nothing to report. With
+        `claim` it is the day's one digest (None if another call took it today);
+        without, it is only read (an MCP client or the Python API asking)."""
         from aniso.tiers import digest
 
         controller = self.controller
         if controller.temporary:
             return None
         zone = ZoneInfo(controller.settings.timezone)
-        if not digest.claim_day(controller.db, now=controller.clock(), zone=zone):
+        if claim and not digest.claim_day(controller.db, now=controller.clock(), zone=zone):
             return None
         since = digest.last_session_end(controller.db, controller.session)
         found = digest.build(

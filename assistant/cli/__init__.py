@@ -263,6 +263,7 @@ def config(context: Context, as_json: bool) -> None:
 def _register() -> None:
     """Sub-command groups live in their own modules; they import heavy code lazily."""
     from aniso.cli.data import backup_command, export_command, forget_command, import_command
+    from aniso.cli.mcp import mcp
     from aniso.cli.memory import memory, reindex, stats
     from aniso.cli.perf import bench
     from aniso.cli.profile import profile
@@ -271,7 +272,7 @@ def _register() -> None:
 
     for command in (memory, reindex, compact, doctor, bench, profile, stats, scenarios):
         main.add_command(command)
-    for command in (export_command, import_command, forget_command, backup_command):
+    for command in (export_command, import_command, forget_command, backup_command, mcp):
         main.add_command(command)
 
 
