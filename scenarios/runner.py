@@ -19,8 +19,10 @@ from pathlib import Path
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import Settings
 from aniso.scenarios import checks
+from aniso.scenarios.aniso_variant import Tiered
 from aniso.scenarios.judge import judge_reply
 from aniso.scenarios.oracle import Truth, build_truth, persona_mapping
+from aniso.scenarios.rag import Rag
 from aniso.scenarios.report import Outcome, Report
 from aniso.scenarios.suite import (
     Advance,
@@ -32,17 +34,60 @@ from aniso.scenarios.suite import (
     parse_duration,
 )
 from aniso.scenarios.variants import (
-    VARIANTS,
+    Baseline,
     CachedEmbedder,
+    History,
     RecordingGateway,
     Variant,
-    make_variant,
 )
 from aniso.scheduler import nights
 from aniso.services import make_embedder
 
 DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 MESSAGE_GAP = timedelta(minutes=2)
+
+
+VARIANTS = ("baseline", "history", "rag", "profile_rag", "aniso")
+"""The memory variants a suite is played under; `make_variant` builds each one. The
+registry lives here, with the runner that uses it, so the variant modules import
+only their shared base (`variants`) and never each other."""
+
+
+def make_variant(
+    name: str,
+    *,
+    data_dir: Path,
+    settings: Settings,
+    gateway: RecordingGateway,
+    persona: dict[str, object],
+    clock: object,
+    embedder: CachedEmbedder,
+) -> Variant:
+    """A fresh variant over an empty `data_dir`."""
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if name == "baseline":
+        return Baseline(data_dir, gateway)
+    if name == "history":
+        return History(data_dir, gateway)
+    if name in ("rag", "profile_rag"):
+        return Rag(
+            data_dir,
+            gateway,
+            settings=settings,
+            persona=persona if name == "profile_rag" else None,
+            clock=clock,  # type: ignore[arg-type]
+            embedder=embedder,
+        )
+    if name == "aniso":
+        return Tiered(
+            data_dir,
+            gateway,
+            settings=settings,
+            persona=persona,
+            clock=clock,  # type: ignore[arg-type]
+            embedder=embedder,
+        )
+    raise ValueError(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
 def _aware(instant: datetime) -> datetime:

@@ -29,7 +29,6 @@ from aniso.llm.gateway import LLMGateway
 from aniso.prompt import SYSTEM_PREAMBLE, memory_section, quote_block, system_prompt
 
 Message = dict[str, str]
-VARIANTS = ("baseline", "history", "rag", "profile_rag", "aniso")
 RAG_TOP_K = 4
 
 
@@ -186,52 +185,9 @@ def rag_system(profile_text: str, snippets: list[tuple[datetime, str]], now: dat
     return "\n\n".join(parts)
 
 
-def make_variant(
-    name: str,
-    *,
-    data_dir: Path,
-    settings: Settings,
-    gateway: RecordingGateway,
-    persona: dict[str, object],
-    clock: object,
-    embedder: CachedEmbedder,
-) -> Variant:
-    """A fresh variant over an empty `data_dir`."""
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if name == "baseline":
-        return Baseline(data_dir, gateway)
-    if name == "history":
-        return History(data_dir, gateway)
-    if name in ("rag", "profile_rag"):
-        from aniso.scenarios.rag import Rag
-
-        return Rag(
-            data_dir,
-            gateway,
-            settings=settings,
-            persona=persona if name == "profile_rag" else None,
-            clock=clock,  # type: ignore[arg-type]
-            embedder=embedder,
-        )
-    if name == "aniso":
-        from aniso.scenarios.aniso_variant import Tiered
-
-        return Tiered(
-            data_dir,
-            gateway,
-            settings=settings,
-            persona=persona,
-            clock=clock,  # type: ignore[arg-type]
-            embedder=embedder,
-        )
-    raise ValueError(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
-
-
 __all__ = [
     "SYSTEM_PREAMBLE",
-    "VARIANTS",
     "CachedEmbedder",
     "RecordingGateway",
     "Variant",
-    "make_variant",
 ]

@@ -57,6 +57,7 @@ def every_byte(data_dir: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(data_dir.rglob("*")) if p.is_file())
 
 
+@pytest.mark.erasure
 async def test_a_client_remembers_recalls_reads_the_profile_and_forgets(data_dir: Path) -> None:
     async def body(session: ClientSession) -> None:
         listed = {tool.name for tool in (await session.list_tools()).tools}

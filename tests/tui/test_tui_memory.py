@@ -101,6 +101,7 @@ async def test_pin_and_forget_with_confirmation(
     assert db.execute("SELECT kind FROM audit WHERE kind = 'forget'").fetchall() == [("forget",)]
 
 
+@pytest.mark.erasure
 async def test_forget_by_search_previews_then_erases(
     llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
 ) -> None:
