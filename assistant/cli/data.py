@@ -256,6 +256,12 @@ def _print_receipt(receipt: dict[str, Any]) -> None:
         f"logs: {logs['lines_removed']} lines removed; database vacuumed, WAL "
         + ("truncated" if sqlite["wal_truncated"] else "busy (another process is reading)")
     )
+    scan = receipt.get("residue")
+    if scan and receipt.get("verified"):
+        click.echo(
+            f"verified: no forgotten vector or text in any of the {scan['files_scanned']} "
+            "files under the data dir"
+        )
 
 
 @click.command("backup")

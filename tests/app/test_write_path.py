@@ -11,6 +11,7 @@ import json
 import logging
 import sqlite3
 import zlib
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -94,8 +95,22 @@ def leaks(data_dir: Path, values: dict[str, str] | list[str]) -> list[str]:
     return found
 
 
+_OPENED: list[Services] = []
+
+
 def make(clock: SimulatedClock, **overrides: Any) -> Services:
-    return build(load_settings({"model": "fake/scripted", **overrides}), clock=clock)
+    services = build(load_settings({"model": "fake/scripted", **overrides}), clock=clock)
+    _OPENED.append(services)
+    return services
+
+
+@pytest.fixture(autouse=True)
+def _close_what_was_opened() -> Iterator[None]:
+    """Each test's stores are closed after it: an open vector index holds a dozen
+    descriptors, and a suite that keeps them all runs out of select()'s range."""
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def chat(services: Services, clock: SimulatedClock, texts: list[str]) -> None:

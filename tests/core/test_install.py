@@ -14,6 +14,7 @@ CHECK = (
     "import profile, aniso.profile, aniso.tiers, aniso.privacy, aniso.tui, aniso.scenarios;"
     "import aniso.core.ports, aniso.llm.gateway, aniso.data.forget, aniso.cli, aniso.bench.locomo;"
     "import aniso.tiers.index.vectors, aniso.profile.rules.en, aniso.bench.evaluate;"
+    "import aniso.api.mcp, aniso.cli.mcp; assert callable(aniso.open);"
     "from importlib import resources;"
     "assert (resources.files('aniso.privacy') / 'data' / 'pii_labelled.jsonl').is_file();"
     "import sysconfig, pathlib;"

@@ -6,8 +6,7 @@ from collections import Counter
 
 import pytest
 
-from aniso.bench import evaluate
-from aniso.bench.evaluate import format_report, load, packaged_dataset
+from aniso.bench.evaluate import evaluate, format_report, load, packaged_dataset
 
 DATASET = packaged_dataset()
 MUST_RECALL = ("CREDIT_CARD", "RU_PASSPORT", "UA_PASSPORT", "IBAN", "EMAIL", "PHONE")

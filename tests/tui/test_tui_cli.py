@@ -24,8 +24,10 @@ def _read_until(fd: int, wanted: bytes, *, limit_s: float = 120) -> bytes:
     """Read the terminal until `wanted` appears (or give up after `limit_s`)."""
     seen = b""
     waited = 0.0
+    poller = select.poll()  # not select(): it fails on descriptors past 1023
+    poller.register(fd, select.POLLIN)
     while wanted not in seen and waited < limit_s:
-        ready, _, _ = select.select([fd], [], [], 0.5)
+        ready = poller.poll(500)
         waited += 0.5
         if ready:
             try:
