@@ -22,7 +22,7 @@ from datetime import datetime
 
 import sqlite_utils
 
-from aniso.core.db import transaction, writer_lock
+from aniso.core.db import select_in, transaction, writer_lock
 from aniso.core.ports import Complete, Redact
 from aniso.core.settings import Settings
 from aniso.tiers import archive, links
@@ -190,14 +190,12 @@ class Compactor:
         """Block frequency of `terms` (from the term links) and the number of blocks."""
         unique = list(dict.fromkeys(terms))[:500]
         found: Counter[str] = Counter()
-        for start in range(0, len(unique), 400):
-            chunk = unique[start : start + 400]
-            marks = ",".join("?" * len(chunk))
-            for term, count in self.db.execute(
-                f"SELECT term, count(*) FROM block_terms WHERE term IN ({marks}) GROUP BY term",
-                chunk,
-            ):
-                found[term] = count
+        for term, count in select_in(
+            self.db,
+            "SELECT term, count(*) FROM block_terms WHERE term IN ({}) GROUP BY term",
+            unique,
+        ):
+            found[term] = count
         total = self.db.execute("SELECT count(*) FROM blocks").fetchone()[0]
         return found, int(total)
 

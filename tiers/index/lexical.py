@@ -84,11 +84,8 @@ def selective_terms(
     if len(terms) < 2:
         return terms
     common = COMMON_ROWS if common is None else common
-    marks = ",".join("?" * len(terms))
     rows: dict[str, int] = dict(
-        db.execute(
-            f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({marks})", terms
-        ).fetchall()
+        select_in(db, f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({{}})", terms)
     )
     kept = {term for term in terms if rows.get(term, 0) <= common}
     if rows and not any(rows.get(term, 0) for term in kept):
