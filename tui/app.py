@@ -150,6 +150,7 @@ class AnisoApp(App[None]):
         then: Callable[[T], Any] | None = None,
         *,
         what: str,
+        on_error: Callable[[], Any] | None = None,
     ) -> None:
         """Run `job` in a thread; its result goes to `then` on the UI thread.
 
@@ -163,6 +164,8 @@ class AnisoApp(App[None]):
             except Exception as error:  # noqa: BLE001 - shown in the app, never a crash
                 if not isinstance(error, AnisoError):
                     log.exception("%s failed", what)
+                if on_error is not None:  # before the worker ends: no window of stale state
+                    self.call_from_thread(on_error)
                 self.call_from_thread(self.show_error, f"{what}: {describe(error)}")
                 return
             if then is not None:
@@ -200,9 +203,16 @@ class AnisoApp(App[None]):
             return self.backend.send(event.text, on_token=on_token, cancelled=self._cancel.is_set)
 
         self.background(
-            job, lambda turn: target.post_message(ChatMessage.Ended(target, turn)), what="chat"
+            job,
+            lambda turn: target.post_message(ChatMessage.Ended(target, turn)),
+            what="chat",
+            on_error=self._chat_failed,
         )
         self.set_timer(0.1, self._watch_generation)
+
+    def _chat_failed(self) -> None:
+        """The turn raised instead of answering: the composer takes a message again."""
+        self.generating = False
 
     def _watch_generation(self) -> None:
         """Reset the busy flag if the chat worker ended without an answer (an error)."""
