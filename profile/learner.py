@@ -16,8 +16,8 @@ from aniso.core.ports import Complete
 from aniso.profile.delta import merge_deltas
 from aniso.profile.llm_extract import extract_llm
 from aniso.profile.render import render_for_prompt
-from aniso.profile.rules import extract_rules
 from aniso.profile.store import Change, ProfileStore
+from aniso.profile.understand import understand
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ class ProfileLearner:
     """A completion function for LLM extraction, or None for rules only."""
 
     def learn(self, text: str, *, episode_id: int) -> list[Change]:
-        delta = extract_rules(text)
+        delta = understand(text)
         if self.complete is not None:
             delta = merge_deltas(delta, extract_llm(text, self.complete))
         changes = self.store.apply(delta, episode_id=episode_id, source="rules")

@@ -98,6 +98,31 @@ TERMS: tuple[Term, ...] = (
     _t("verbosity", "other", "verbosity, wordiness, многословие, багатослівність"),
 )
 
+AMBIGUOUS = frozenset("down box ос ші ии sun heat cold rain pop".split())
+"""Surface words in the shipped table that are too often something else ("calm down",
+"a cold"): the term keeps its other words."""
+
+
+@cache
+def terms() -> tuple[Term, ...]:
+    """The built-in terms, then the shipped table (`data/lexicon.tsv`: about 480 terms
+    in EN, RU and UK with the forms people use after verbs). A built-in term keeps
+    its canonical value and wins a word both define, so stored values stay stable."""
+    from importlib import resources
+
+    table = resources.files("aniso.profile").joinpath("data", "lexicon.tsv")
+    known = {term.canonical for term in TERMS}
+    found = list(TERMS)
+    for line in table.read_text("utf-8").splitlines()[1:]:
+        canonical, kind, categories, words = (line.split("\t") + ["", "", "", ""])[:4]
+        if not canonical or canonical in known:
+            continue
+        kept = ",".join(w for w in words.split(",") if w.strip().lower() not in AMBIGUOUS)
+        found.append(_t(canonical, kind, kept, categories))
+        known.add(canonical)
+    return tuple(found)
+
+
 _WORD = re.compile(r"[\w'ʼ’]+")
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 
@@ -130,7 +155,7 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
 def _index() -> dict[tuple[str, ...], Term]:
     """Stem sequences of every term word -> term; built once, on first use."""
     index: dict[tuple[str, ...], Term] = {}
-    for term in TERMS:
+    for term in terms():
         for word in term.words:
             key = tuple(stem(part) for part in _WORD.findall(word))
             index.setdefault(key, term)
@@ -178,7 +203,7 @@ def lookup(phrase: str) -> Term | None:
 
 def by_canonical(value: str) -> Term | None:
     """The term whose canonical value is `value`, for stored values."""
-    for term in TERMS:
+    for term in terms():
         if term.canonical == value:
             return term
     return lookup(value)

@@ -23,18 +23,27 @@ DIET: Table = (
     ("pescatarian", r"пескетариан\w*|пескетаріан\w*|pesc[ae]tarian\w*"),
     ("vegan", r"веган\w*|vegan\w*"),
     ("vegetarian", r"вегетариан\w*|вегетаріан\w*|vegetarian\w*|veggie"),
-    ("omnivore", r"omnivor\w*|всеядн\w*|всеїдн\w*"),
+    (
+        "omnivore",
+        r"omnivor\w*|всеядн\w*|всеїдн\w*|carnivore|eat\s+(?:pretty\s+much\s+)?(?:anything|everything)"
+        r"|ем\s+вс[её]|їм\s+усе|їм\s+все",
+    ),
 )
 BUDGET: Table = (
-    ("minimal", r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring"),
+    (
+        "minimal",
+        r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|broke|as\s+cheap\s+as\s+possible"
+        r"|на\s+мели|без\s+грошей|без\s+денег",
+    ),
     ("flexible", r"гибк\w*|гнучк\w*|неограниченн\w*|необмежен\w*|flexible|unlimited"),
     (
         "low",
         r"низьк\w*|низк\w*|маленьк\w*|небольш\w*|невелик\w*|ограниченн\w*|скромн\w*|обмежен\w*"
-        r"|low|tight|small|limited|modest",
+        r"|low|tight|small|limited|modest|cheap\w*|affordable|inexpensive|дешев\w*|недорог\w*"
+        r"|бюджетн\w*|економн\w*|экономн\w*",
     ),
     ("medium", r"средн\w*|умеренн\w*|середн\w*|medium|moderate|average"),
-    ("high", r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous"),
+    ("high", r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous|splurge|luxury"),
 )
 SPICE: Table = (
     ("mild", r"мягк\w*|неостр\w*|не\s+остр\w*|м['ʼ]?як\w*|mild|not\s+spicy|no\s+spice"),
@@ -65,13 +74,18 @@ FORMAT: Table = (
     ("plain text", r"plain\s+text|простым\s+текстом|без\s+форматирования"),
 )
 TONE: Table = (
-    ("to the point", r"по\s+делу|по\s+суті|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point"),
+    (
+        "to the point",
+        r"по\s+делу|по\s+суті|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point|direct"
+        r"|no[-\s]nonsense|skip\s+the\s+(?:pleasantries|fluff|small\s+talk)|прям\w*|чётко|четко"
+        r"|чітко",
+    ),
     ("informal", r"неформальн\w*|informal\w*|casual\w*|на\s+ты"),
     ("formal", r"формальн\w*|официальн\w*|офіційн\w*|formal\w*"),
     (
         "brief",
         r"коротк\w*|кратк\w*|покороче|лаконичн\w*|стисл\w*|brief\w*|short\w*|concise\w*|terse"
-        r"|succinct\w*",
+        r"|succinct\w*|short\s+and\s+sweet|shorter|brevity|tl;?dr|короче|коротше|стисло",
     ),
     ("warm", r"т[её]пл\w*|warm\w*"),
     (
@@ -81,6 +95,16 @@ TONE: Table = (
     ("friendly", r"дружелюбн\w*|friendly"),
     ("reserved", r"сдержанн\w*|стриман\w*|reserved|restrained"),
 )
+LANGUAGE_WORDS: Table = (
+    (
+        "ru",
+        r"русск\w*|по-русски|russian|російськ\w*|по-російськи|русском|руском|на\s+русском",
+    ),
+    ("uk", r"украин\w*|україн\w*|по-украински|по-українськи|ukrainian|українською"),
+    ("en", r"англ\w*|по-английски|по-англійськи|english|англійською"),
+)
+"""Language names without the bare codes ("en", "uk"), which are also ordinary words
+("the UK"): for finding a language in running text."""
 CITY_ZONES: Table = (
     ("Europe/Moscow", r"москв\w*|moscow|петербург\w*|питер\w*|petersburg"),
     ("Europe/Madrid", r"мадрид\w*|madrid"),
@@ -102,7 +126,7 @@ LANGUAGE_NAMES = {"en": "English", "ru": "Russian", "uk": "Ukrainian"}
 
 
 @cache
-def _compiled(table: Table) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def compiled(table: Table) -> tuple[tuple[str, re.Pattern[str]], ...]:
     # A word boundary on both sides, so "неформальный" is not "формальный" and
     # "небольшой" is not "большой".
     return tuple(
@@ -114,7 +138,7 @@ def _compiled(table: Table) -> tuple[tuple[str, re.Pattern[str]], ...]:
 def first_match(table: Table, text: str) -> str | None:
     """The canonical value whose words occur first in `text`, or None."""
     best: tuple[int, str] | None = None
-    for canonical, pattern in _compiled(table):
+    for canonical, pattern in compiled(table):
         found = pattern.search(text)
         if found and (best is None or found.start() < best[0]):
             best = (found.start(), canonical)
@@ -124,7 +148,7 @@ def first_match(table: Table, text: str) -> str | None:
 def traits(table: Table, text: str) -> list[str]:
     """Every canonical value found in `text`, in order of appearance, without overlaps."""
     hits: list[tuple[int, int, str]] = []
-    for canonical, pattern in _compiled(table):
+    for canonical, pattern in compiled(table):
         hits.extend((m.start(), m.end(), canonical) for m in pattern.finditer(text))
     chosen: list[str] = []
     taken_until = -1

@@ -374,3 +374,80 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
         f"stored exactly once: {result['stored_once']:,} of {result['messages']:,}; "
         f"doctor: {'ok' if not result['doctor_problems'] else result['doctor_problems']}"
     )
+
+
+def _statements(path: str | None) -> Path:
+    """The labelled profile statements: `--data`, else the set beside the tests."""
+    if path:
+        return Path(path)
+    here = Path(__file__).resolve().parents[2] / "tests" / "data" / "profile_statements.jsonl"
+    if not here.is_file():
+        raise click.UsageError("no labelled set here; pass --data FILE (JSONL, see README)")
+    return here
+
+
+@bench.command("profile")
+@click.option(
+    "--data",
+    "data_path",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A labelled set (JSONL); default: tests/data/profile_statements.jsonl.",
+)
+@click.option(
+    "--split",
+    type=click.Choice(["test", "train", "all"]),
+    default="test",
+    show_default=True,
+    help="Which part of the set to score.",
+)
+@click.option("--misses", default=0, show_default=True, help="List this many misses.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def profile_command(data_path: str | None, split: str, misses: int, as_json: bool) -> None:
+    """Profile learning on labelled EN/RU/UK messages: recall and precision of stated
+    facts, wrong values kept out and the distractor false-update rate, by language,
+    field and kind, with the extraction time per message."""
+    from aniso.bench.profile import run
+
+    try:
+        report = run(_statements(data_path), split=split)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    figures = {"split": split, **report.as_dict(misses=misses)}
+    if as_json:
+        click.echo(json.dumps(figures, indent=2, ensure_ascii=False))
+        return
+    click.echo(_profile_text(figures))
+
+
+def _profile_text(figures: dict[str, Any]) -> str:
+    def cell(value: float | None) -> str:
+        return "   -" if value is None else f"{value:.2f}"
+
+    def row(name: str, tally: dict[str, Any]) -> str:
+        return (
+            f"{name:<12} {cell(tally['recall']):>7} {cell(tally['precision']):>9} "
+            f"{cell(tally['kept_out']):>8} {cell(tally['false_update_rate']):>13} "
+            f"{tally['stated']:>6} {tally['distractors']:>11}"
+        )
+
+    lines = [
+        f"{figures['messages']} messages ({figures['split']} part)",
+        f"{'':<12} {'recall':>7} {'precision':>9} {'kept out':>8} {'false updates':>13} "
+        f"{'stated':>6} {'distractors':>11}",
+        row("all", figures),
+    ]
+    for group in ("by_lang", "by_kind", "by_field"):
+        lines.append("")
+        lines += [row(name, tally) for name, tally in figures[group].items()]
+    timing, slowest = figures["extract_ms"], figures["slowest"]
+    lines.append("")
+    lines.append(
+        f"extraction ms per message: p50 {timing['p50']} p95 {timing['p95']} max {timing['max']}"
+    )
+    lines.append(f"slowest: {slowest['ms']} ms: {slowest['text'][:100]!r}")
+    for miss in figures["misses"]:
+        lines.append(
+            f"- {miss['what']}: {miss['field']} {miss['label']!r} in {miss['thread']}#"
+            f"{miss['turn']} {miss['text'][:120]!r} -> {miss['profile']}"
+        )
+    return "\n".join(lines)

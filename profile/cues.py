@@ -1,0 +1,141 @@
+"""Finders that pair a known value with the cue before it in the same clause.
+
+The rule tables match whole phrasings ("I'm a vegetarian"); people say the same
+thing a hundred other ways ("vegetarian for like 6 years now", "going vegetarian",
+"tables pls whenever you compare stuff", "into photography and cycling"). What
+stays constant is a value the vocabulary or the lexicon knows, and a cue in the same
+clause that says what the user does with it: loves it, avoids it, is allergic to
+it, wants replies in it, stopped it. So these finders look for exactly that pair
+and propose an op; the trained gate (`profile.gate`) decides whether the sentence
+is about the user, now.
+
+The cue tables are small, closed classes of words (verbs of liking, of avoiding,
+of stopping) in EN, RU and UK; the values come from the lexicon and the vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from aniso.profile import lexicon, vocab
+from aniso.profile.delta import make_op
+from aniso.profile.slots import Proposal, about, clause_of, vocab_mentions
+
+
+def _cue(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE)
+
+
+NEGATED = _cue(
+    r"not|no\s+longer|don'?t|doesn'?t|never|isn'?t|aren'?t|wasn'?t|no\s+more|stopp?(?:ed|ing)?"
+    r"|quit|gave\s+up|не|больше\s+не|уже\s+не|нет|ни|бросил\w*|перестал\w*|ні|більше\s+не"
+    r"|вже\s+не|кинул?\w*|перестав\w*|немає"
+)
+LIKE = _cue(
+    r"love\w*|like|likes|enjoy\w*|into|fan\s+of|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
+    r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
+    r"|люблю|нравится|нравятся|обожаю|увлекаюсь|занимаюсь|играю|фанат\w*|кайфую|хобби|любим\w*"
+    r"|подобається|подобаються|обожнюю|захоплююсь|захоплююся|займаюсь|займаюся|граю|улюблен\w*"
+)
+DISLIKE = _cue(
+    r"hate\w*|can'?t\s+stand|don'?t\s+like|dislike\w*|not\s+a\s+fan\s+of|no\s+more|annoy\w*"
+    r"|ненавижу|не\s+люблю|терпеть\s+не\s+могу|не\s+переношу|бесит|бесят|раздражает|не\s+нравится"
+    r"|ненавиджу|терпіти\s+не\s+можу|не\s+подобається|дратує|бісить"
+)
+AVOID = _cue(
+    r"avoid\w*|don'?t\s+eat|do\s+not\s+eat|can'?t\s+eat|cannot\s+eat|no|cut\s+out|cutting\s+out"
+    r"|off|free|staying\s+away\s+from|gave\s+up|without|не\s+ем|не\s+могу\s+есть|нельзя|избегаю"
+    r"|не\s+употребляю|исключил\w*|отказал\w*|без|не\s+їм|не\s+можу\s+їсти|не\s+можна|уникаю"
+    r"|виключил\w*|відмовил\w*|не\s+пью|не\s+п['ʼ]ю|don'?t\s+drink|sober"
+)
+ALLERGY = _cue(r"allerg\w*|intoleran\w*|аллерг\w*|алерг\w*|непереносим\w*|coeliac|celiac|целиак\w*")
+REPLY = _cue(
+    r"reply|replies|respond\w*|answer\w*|write|writing|talk|speak|switch\w*|use|in|is\s+fine"
+    r"|отвечай\w*|ответ\w*|пиши\w*|говори\w*|общаться|переключ\w*|перейд\w*|по|на|відповід\w*"
+    r"|пиши|пишіть|говори|перемкн\w*|перейди"
+)
+MONEY = _cue(
+    r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke|splurge|pricey|cost\w*"
+    r"|бюджет\w*|дешев\w*|дорог\w*|деньг\w*|трат\w*|грош\w*|витрат\w*|дешевш\w*|коштов\w*"
+)
+SPICY = _cue(
+    r"spic\w*|chil[ei]\w*|heat|hot|mild|sauce|food|остр\w*|перц\w*|чили|мягк\w*|гостр\w*"
+    r"|перец\w*|перчик\w*|м['ʼ]?як\w*|їж\w*|ед\w*"
+)
+REPLY_SHAPE = _cue(
+    r"use|using|give|format|write|reply|replies|answer\w*|prefer|please|pls|plz|keep|be|make"
+    r"|sound|tone|style|better|want|like|need|in|as|only|пиши\w*|используй\w*|давай|делай"
+    r"|отвечай\w*|ответ\w*|форм\w*|тон\w*|стил\w*|лучше|предпочитаю|хочу|нужн\w*|будь|пиши"
+    r"|використовуй\w*|роби|відповід\w*|краще|хочу|потрібн\w*|будь\s+ласка|пожалуйста|тільки"
+    r"|только|можно|можна|fine"
+)
+
+
+def _before(sentence: str, start: int) -> str:
+    """The clause up to `start`: the words that can cue what follows."""
+    begin, _ = clause_of(sentence, start)
+    return sentence[begin:start]
+
+
+def _clause(sentence: str, start: int) -> str:
+    begin, end = clause_of(sentence, start)
+    return sentence[begin:end]
+
+
+def items(sentence: str) -> list[Proposal]:
+    """Lexicon terms with a cue of liking, disliking, avoiding or allergy before them."""
+    found: list[Proposal] = []
+    for mention in lexicon.mentions(sentence):
+        before = _before(sentence, mention.start)
+        term = mention.term
+        propose = about(mention, sentence, "cue")
+        negated = bool(NEGATED.search(before))
+        if ALLERGY.search(before):
+            kind = "remove" if negated and not AVOID.search(before) else "add"
+            found.append(propose(kind, "allergies"))
+        elif term.kind == "food" and AVOID.search(before):
+            found.append(propose("add", "avoid"))
+        elif DISLIKE.search(before):
+            found.append(propose("add", "dislikes"))
+        elif LIKE.search(before) and not negated:
+            found.append(propose("add", "interests" if term.kind == "interest" else "likes"))
+    return found
+
+
+def _levels(
+    field: str, table: vocab.Table, cue: re.Pattern[str], *, anywhere: bool = False
+) -> Callable[[str], list[Proposal]]:
+    """A finder for one closed or open field: each word of `table` in a clause with
+    `cue` proposes a set, or, after a negation, a removal of that value."""
+
+    def find(sentence: str) -> list[Proposal]:
+        found = []
+        for canonical, start, end in vocab_mentions(table, sentence):
+            context = _clause(sentence, start) if anywhere else _before(sentence, start)
+            if not cue.search(context):
+                continue
+            negated = bool(NEGATED.search(_before(sentence, start)[-25:]))
+            op = make_op("remove" if negated else "set", field, canonical, sentence[start:end])
+            found.append(Proposal(op, start, end, "cue"))
+        return found
+
+    return find
+
+
+diet = _levels("diet", vocab.DIET, re.compile(r"."), anywhere=True)
+language = _levels("language", vocab.LANGUAGE_WORDS, REPLY)
+budget = _levels("budget", vocab.BUDGET, MONEY, anywhere=True)
+spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
+format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)
+tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
+
+FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
+    items,
+    diet,
+    language,
+    budget,
+    spice,
+    format_,
+    tone,
+)

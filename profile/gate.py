@@ -1,0 +1,135 @@
+"""The gate: does this sentence state the user's own standing preference?
+
+Finding a value is the easy half ("vegan", "Tokyo", "tables"); the hard half is
+whether the sentence says it of the user, now, as a standing preference: "my
+coworker said 'I'm vegan!'", "I was vegetarian in college", "visiting Tokyo next
+week", "is a vegan diet healthy?". A regex per way of saying "not me" does not end.
+So every proposed op is scored by a small logistic model over what surrounds it:
+the words of the sentence (lemmas for Russian and Ukrainian, stems for English),
+the words just before the value, and a few cues a linguist would name (another
+person in the sentence, a past-tense verb, quotation marks, a negation before the
+value), each also crossed with the field.
+
+The model is a plain dictionary of feature weights trained by
+`scripts/train-profile-gate` on the train part of `tests/data/profile_statements.jsonl`
+(see that script for the choice of regularisation and threshold by cross-validation).
+It loads in a few milliseconds and scores a proposal in microseconds, with no
+numerical library at all at run time.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from aniso.profile import lexicon, morph
+from aniso.profile.delta import Op
+
+MODEL = "gate.json"
+_WORD = re.compile(r"[\w'’ʼ]+")
+WINDOW = 4
+"""Words before the value that count as its left context."""
+
+OTHERS = frozenset(
+    """he she they his her their him them wife husband partner friend friends boyfriend
+    girlfriend mom mum mother dad father son daughter kid kids child children sister brother
+    colleague coworker boss roommate flatmate neighbour neighbor grandma grandpa uncle aunt
+    cousin team everyone people somebody someone
+    он она они его её ее их него неё нее ним ней им муж жена парень девушка друг подруга
+    мама мать папа отец сын дочь дочка ребёнок ребенок дети сестра брат коллега начальник
+    босс сосед соседка бабушка дедушка тётя тетя дядя все кто-то
+    він вона вони його її їх ним нею ними чоловік дружина хлопець дівчина подруга мати тато
+    батько донька дочка дитина діти сестра брат колега начальник сусід сусідка бабуся дідусь
+    тітка дядько всі хтось""".split()
+)
+"""Who else a sentence can be about: people the user talks of, in EN, RU and UK."""
+SELF = frozenset(
+    """i i'm i've i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
+    моя моє мої""".split()
+)
+NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
+QUOTES = '"“”«»„'
+
+
+@dataclass(frozen=True)
+class Model:
+    weights: dict[str, float]
+    bias: float
+    threshold: float
+
+    def probability(self, features: list[str]) -> float:
+        score = self.bias + sum(self.weights.get(name, 0.0) for name in features)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, score))))
+
+    def keeps(self, features: list[str]) -> bool:
+        return self.probability(features) >= self.threshold
+
+
+@functools.cache
+def load() -> Model | None:
+    """The shipped model, or None when it has not been trained (every proposal passes)."""
+    try:
+        raw = json.loads(
+            resources.files("aniso.profile").joinpath("data", MODEL).read_text("utf-8")
+        )
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+    return Model(
+        weights={k: float(v) for k, v in raw["weights"].items()},
+        bias=float(raw["bias"]),
+        threshold=float(raw["threshold"]),
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def _norm(word: str) -> str:
+    word = word.lower().replace("’", "'").replace("ʼ", "'")
+    if morph.is_cyrillic(word):
+        return morph.lemma(word)
+    return lexicon.stem(word)
+
+
+def _is_past(word: str) -> bool:
+    lowered = word.lower()
+    if morph.is_cyrillic(lowered):
+        return any("past" in str(p.tag) and "VERB" in str(p.tag) for p in morph.parses(lowered)[:2])
+    return lowered in ("was", "were", "used", "ago", "had", "did")
+
+
+def features(sentence: str, start: int, end: int, op: Op, origin: str) -> list[str]:
+    """What the gate sees of one proposal: `op`, found at sentence[start:end]."""
+    field = op.field
+    out = ["bias", f"f:{field}", f"k:{op.kind}", f"o:{origin}", f"fk:{field}:{op.kind}"]
+    words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
+    left = [w for w, s, _ in words if s < start][-WINDOW:]
+    flags = set()
+    for word, s, _ in words:
+        lowered = word.lower().replace("’", "'")
+        if start <= s < end:
+            continue
+        norm = _norm(word)
+        out.append(f"w:{norm}")
+        if norm in OTHERS or lowered in OTHERS:
+            flags.add("other")
+        if lowered in SELF:
+            flags.add("self")
+        if _is_past(word):
+            flags.add("past")
+    for word in left:
+        norm = _norm(word)
+        out.append(f"l:{norm}")
+        if word.lower() in NEGATIONS:
+            flags.add("neg_left")
+    if any(char in sentence for char in QUOTES):
+        flags.add("quote")
+    if sentence.rstrip().endswith("?"):
+        flags.add("question")
+    if not flags & {"self"}:
+        flags.add("no_self")
+    for flag in sorted(flags):
+        out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
+    return out

