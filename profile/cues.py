@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from aniso.profile import lexicon, vocab
+from aniso.profile import lexicon, morph, vocab
 from aniso.profile.delta import make_op
 from aniso.profile.slots import Proposal, about, clause_of, vocab_mentions
 
@@ -37,6 +37,29 @@ LIKE = _cue(
     r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
     r"|люблю|нравится|нравятся|обожаю|увлекаюсь|занимаюсь|играю|фанат\w*|кайфую|хобби|любим\w*"
     r"|подобається|подобаються|обожнюю|захоплююсь|захоплююся|займаюсь|займаюся|граю|улюблен\w*"
+    r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|практикую|учу|вивчаю|learning|studying|taking\s+up"
+    r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
+    r"|перейшла\s+на|switched\s+to"
+)
+LIKE_AFTER = _cue(
+    r"(?:is|are)\s+(?:life|my\s+\w+)|(?:моя|моё|мое|мои|моє|мої|my)\s+(?:слабость|любовь|хобби"
+    r"|увлечени\w*|страсть|вс[её]|слабкість|любов|хобі|захоплення|пристрасть|все|weakness|love"
+    r"|hobby|passion|thing|jam)|лучшее\s+\w+|найкращ\w*|best\s+\w+\s+ever|вечные\s+увлечения"
+)
+HEALTH = _cue(
+    r"diagnos\w*|pregnan\w*|injur\w*|sprain\w*|fractur\w*|surgery|recovering|flu|sick|ill"
+    r"|covid|migraine\w*|back\s+pain|hernia\w*|herniated|disc|eczema|diabet\w*|prediabet\w*"
+    r"|asthma|insomnia|depress\w*|anxiety|gastritis|ulcer|blood\s+pressure|flare[-\s]up|burnout"
+    r"|беремен\w*|травм\w*|перелом\w*|операци\w*|диагноз\w*|диабет\w*|бессонниц\w*|депресси\w*"
+    r"|гастрит\w*|грыж\w*|мигрен\w*|болею|заболел\w*|простыл\w*|давлени\w*|астм\w*|ибс"
+    r"|выгорани\w*|вагітн\w*|операці\w*|діагноз\w*|діабет\w*|безсонн\w*|депресі\w*|грижу"
+    r"|грижа|мігрен\w*|хворію|захворі\w*|застуд\w*|тиск\w*|вигоранн\w*|зламав\w*|зламала"
+    r"|сломал\w*|растянул\w*|потянул\w*|розтягнув\w*"
+)
+HEALED = _cue(
+    r"recovered|healed|better\s+now|fine\s+now|healthy\s+again|all\s+good\s+now|no\s+longer"
+    r"|cleared|выздоров\w*|поправил\w*|прошл[оа]|зажил\w*|уже\s+здоров\w*|одужа\w*|минул[оа]"
+    r"|загоїл\w*|вже\s+здоров\w*|больше\s+нет|більше\s+немає"
 )
 DISLIKE = _cue(
     r"hate\w*|can'?t\s+stand|don'?t\s+like|dislike\w*|not\s+a\s+fan\s+of|no\s+more|annoy\w*"
@@ -98,8 +121,42 @@ def items(sentence: str) -> list[Proposal]:
             found.append(propose("add", "avoid"))
         elif DISLIKE.search(before):
             found.append(propose("add", "dislikes"))
-        elif LIKE.search(before) and not negated:
+        elif (LIKE.search(before) and not negated) or _liked_after(sentence, mention.end):
             found.append(propose("add", "interests" if term.kind == "interest" else "likes"))
+        elif term.kind == "interest" and morph.is_first_person_verb(said_of(sentence, mention)):
+            found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
+    return found
+
+
+def said_of(sentence: str, mention: lexicon.Mention) -> str:
+    return sentence[mention.start : mention.end]
+
+
+def _liked_after(sentence: str, end: int) -> bool:
+    """ "шашлык моя любовь", "spicy food is life": the cue after the thing."""
+    _, stop = clause_of(sentence, end)
+    return bool(LIKE_AFTER.match(sentence[end:stop].lstrip(" —–-:,")))
+
+
+def health(sentence: str) -> list[Proposal]:
+    """A current health state, kept in the user's words ("herniated disc right now"), or
+    its end ("ankle is fine now"); whether it is current and the user's is the gate's
+    call."""
+    found = []
+    for m in HEALTH.finditer(sentence):
+        start, end = clause_of(sentence, m.start())
+        said = sentence[start:end].strip(" ,—–-:")
+        kind = "remove" if HEALED.search(said) else "set"
+        value = "" if kind == "remove" else said[:120]
+        found.append(
+            Proposal(make_op(kind, "health", value, said[:120]), m.start(), m.end(), "cue")
+        )
+        break
+    if not found:
+        healed = HEALED.search(sentence)
+        if healed:
+            op = make_op("remove", "health", "", healed.group())
+            found.append(Proposal(op, healed.start(), healed.end(), "cue"))
     return found
 
 
@@ -132,6 +189,7 @@ tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
 
 FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     items,
+    health,
     diet,
     language,
     budget,

@@ -79,3 +79,22 @@ def first_name(word: str) -> str:
 def is_place_word(word: str) -> bool:
     """Whether a dictionary marks some analysis of `word` as a place name ("казани")."""
     return any("Geox" in str(p.tag) for p in parses(word))
+
+
+def likely_name(word: str) -> bool:
+    """Whether the likeliest analysis is a first name ("дима"), not merely some
+    analysis ("из" can be read as the name Иза)."""
+    found = parses(word)
+    return bool(found) and "Name" in str(found[0].tag)
+
+
+def is_patronymic(word: str) -> bool:
+    return any("Patr" in str(p.tag) for p in parses(word))
+
+
+def is_first_person_verb(word: str) -> bool:
+    """Whether the likeliest analysis is a verb in the first person ("вяжу", "малюю")."""
+    if not is_cyrillic(word) or " " in word.strip():
+        return False
+    found = parses(word)
+    return bool(found) and {"VERB", "1per"} <= set(str(found[0].tag).replace(" ", ",").split(","))

@@ -65,7 +65,8 @@ _STRONG = re.compile(
     r"|(?<![\w-])(?:меня\s+зовут|зовут\s+меня|зови(?:те)?\s+меня|называй(?:те)?\s+меня"
     r"|мо[её]\s+имя|обращайся\s+ко\s+мне|мене\s+звати|звати\s+мене|звуть\s+мене|мене\s+звуть"
     r"|клич(?:те)?\s+мене|називай(?:те)?\s+мене|моє\s+ім['ʼ]я|звертайся\s+до\s+мене)"
-    r"\s*[—–:-]?\s*(?P<v2>[\w'ʼ-]+)",
+    r"\s*[—–:-]?\s*(?:(?:лучше|просто|теперь|уже|краще|тепер|вже|just|simply|now)\s+)?"
+    r"(?P<v2>[\w'ʼ-]+)",
     re.IGNORECASE,
 )
 _WEAK = re.compile(
@@ -76,14 +77,16 @@ _WEAK = re.compile(
 )
 
 
-def _common_word(word: str) -> bool:
+def _common_word(word: str, *, places_too: bool = True) -> bool:
     """A word that names something the profile knows (a diet, a language, a food): "I'm
     Vegan", "я веган" introduce a diet, not a person."""
     lowered = word.lower()
     tables = (vocab.DIET, vocab.LANGUAGE, vocab.TONE, vocab.BUDGET, vocab.SPICE)
     if any(vocab.first_match(table, lowered) for table in tables):
         return True
-    return lexicon.lookup(lowered) is not None or places.lookup(word) is not None
+    if lexicon.lookup(lowered) is not None:
+        return True
+    return places_too and places.lookup(word) is not None
 
 
 def name(sentence: str) -> list[Proposal]:
@@ -96,10 +99,21 @@ def name(sentence: str) -> list[Proposal]:
             group = "v" if m.group("v") else "v2"
             word, end = m.group(group), m.end(group)
             value = _name_value(word, strong=strong)
+            if value is not None and morph.is_cyrillic(word):
+                value = _with_patronymic(value, sentence[end:])
             if value is not None:
                 op = make_op("set", "name", value, word)
                 found.append(Proposal(op, m.start(), end, "name"))
     return found
+
+
+def _with_patronymic(name: str, rest: str) -> str:
+    """ "Маргарита Павловна": a patronymic right after the name belongs to it."""
+    following = re.match(r"\s+([\w'ʼ-]+)", rest)
+    if following and morph.is_patronymic(following.group(1)):
+        patronymic = following.group(1)
+        return f"{name} {patronymic[:1].upper()}{patronymic[1:]}"
+    return name
 
 
 def _name_value(word: str, *, strong: bool) -> str | None:
@@ -107,9 +121,11 @@ def _name_value(word: str, *, strong: bool) -> str | None:
     if len(word) < 2 or any(char.isdigit() for char in word):
         return None
     if morph.is_cyrillic(word):
-        if not strong and _common_word(word):
+        if word[:1].isupper() and morph.likely_name(word):
+            return morph.first_name(word)
+        if not strong and _common_word(word, places_too=False):
             return None
-        if morph.is_first_name(word):
+        if morph.is_first_name(word) and (strong or word[:1].isupper() or morph.likely_name(word)):
             return morph.first_name(word)
         if strong and word[:1].isupper() and not _common_word(word):
             return word
