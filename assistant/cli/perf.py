@@ -382,7 +382,9 @@ def _statements(path: str | None) -> Path:
         return Path(path)
     here = Path(__file__).resolve().parents[2] / "tests" / "data" / "profile_statements.jsonl"
     if not here.is_file():
-        raise click.UsageError("no labelled set here; pass --data FILE (JSONL, see README)")
+        from aniso.core.errors import InputError
+
+        raise InputError("no labelled set here; pass --data FILE (JSONL, see README)")
     return here
 
 
@@ -407,11 +409,12 @@ def profile_command(data_path: str | None, split: str, misses: int, as_json: boo
     facts, wrong values kept out and the distractor false-update rate, by language,
     field and kind, with the extraction time per message."""
     from aniso.bench.profile import run
+    from aniso.core.errors import InputError
 
     try:
         report = run(_statements(data_path), split=split)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot use the labelled set: {error}") from None
     figures = {"split": split, **report.as_dict(misses=misses)}
     if as_json:
         click.echo(json.dumps(figures, indent=2, ensure_ascii=False))
