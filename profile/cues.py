@@ -106,24 +106,76 @@ def _clause(sentence: str, start: int) -> str:
     return sentence[begin:end]
 
 
+AVOID_AFTER = _cue(
+    r"не\s+(?:ем|ешь|употребляю|пью|вживаю|їм|п['ʼ]ю|можна|можно)|нельзя|не\s+можна|ні|нет"
+    r"|no|not\s+allowed|is\s+off|are\s+off|is\s+out|are\s+out|never|забороне\w*|запрет\w*"
+    r"|запретил\w*|заборонил\w*"
+)
+DISLIKE_AFTER = _cue(
+    r"ненавижу|ненавиджу|не\s+перевариваю|не\s+переношу|не\s+люблю|терпеть\s+не\s+могу"
+    r"|терпіти\s+не\s+можу|не\s+подобається|не\s+нравится|бесит|бісить|дратує|is\s+the\s+worst"
+    r"|gross|disgusting|огидн\w*|противн\w*|мерзк\w*"
+)
+LIKE_VERB_AFTER = _cue(r"люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically")
+DRINK = _cue(r"drink|drinking|пью|п['ʼ]ю|пʼю|пила|пил|пьёт|п['ʼ]є")
+AFTER_WEIGHT = 1.5
+"""An after-cue counts this much farther than a before-cue at the same distance: in
+English the cue comes first; in Russian and Ukrainian either order is common."""
+
+
+def _nearest(
+    sentence: str, start: int, end: int, before: re.Pattern[str], after: re.Pattern[str] | None
+) -> float | None:
+    """Distance in characters from the span to the nearest cue in its clause, or None."""
+    c_start, c_end = clause_of(sentence, start)
+    best: float | None = None
+    for m in before.finditer(sentence, c_start, start):
+        distance = float(start - m.end())
+        best = distance if best is None else min(best, distance)
+    if after is not None:
+        for m in after.finditer(sentence, end, c_end):
+            distance = (m.start() - end) * AFTER_WEIGHT
+            best = distance if best is None else min(best, distance)
+    return best
+
+
+def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
+    """What the user does with a mentioned thing, by the nearest cue in its clause:
+    allergy, avoid, dislike or like; None without a cue."""
+    start, end = mention.start, mention.end
+    food = mention.term.kind == "food"
+    distances = {
+        "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY),
+        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER) if food else None,
+        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER),
+        "likes": _nearest(sentence, start, end, LIKE, LIKE_VERB_AFTER),
+    }
+    if food and distances["likes"] is None:
+        distances["likes"] = _nearest(sentence, start, end, DRINK, None)
+    found = [(d, stance) for stance, d in distances.items() if d is not None]
+    return min(found)[1] if found else None
+
+
 def items(sentence: str) -> list[Proposal]:
-    """Lexicon terms with a cue of liking, disliking, avoiding or allergy before them."""
+    """Lexicon terms with a cue of liking, disliking, avoiding or allergy near them."""
     found: list[Proposal] = []
     for mention in lexicon.mentions(sentence):
-        before = _before(sentence, mention.start)
-        term = mention.term
         propose = about(mention, sentence, "cue")
-        negated = bool(NEGATED.search(before))
-        if ALLERGY.search(before):
+        before = _before(sentence, mention.start)
+        negated = bool(NEGATED.search(before[-30:]))
+        stance = _stance(sentence, mention)
+        if stance == "allergies":
             kind = "remove" if negated and not AVOID.search(before) else "add"
             found.append(propose(kind, "allergies"))
-        elif term.kind == "food" and AVOID.search(before):
+        elif stance == "avoid":
             found.append(propose("add", "avoid"))
-        elif DISLIKE.search(before):
+        elif stance == "dislikes":
             found.append(propose("add", "dislikes"))
-        elif (LIKE.search(before) and not negated) or _liked_after(sentence, mention.end):
-            found.append(propose("add", "interests" if term.kind == "interest" else "likes"))
-        elif term.kind == "interest" and morph.is_first_person_verb(said_of(sentence, mention)):
+        elif (stance == "likes" and not negated) or _liked_after(sentence, mention.end):
+            found.append(propose("add", "interests" if mention.term.kind == "interest" else "likes"))
+        elif mention.term.kind == "interest" and morph.is_first_person_verb(
+            said_of(sentence, mention)
+        ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
 

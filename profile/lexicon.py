@@ -111,16 +111,19 @@ def terms() -> tuple[Term, ...]:
     from importlib import resources
 
     table = resources.files("aniso.profile").joinpath("data", "lexicon.tsv")
-    known = {term.canonical for term in TERMS}
-    found = list(TERMS)
+    found = {term.canonical: term for term in TERMS}
     for line in table.read_text("utf-8").splitlines()[1:]:
         canonical, kind, categories, words = (line.split("\t") + ["", "", "", ""])[:4]
-        if not canonical or canonical in known:
-            continue
         kept = ",".join(w for w in words.split(",") if w.strip().lower() not in AMBIGUOUS)
-        found.append(_t(canonical, kind, kept, categories))
-        known.add(canonical)
-    return tuple(found)
+        if not canonical:
+            continue
+        held = found.get(canonical)
+        if held is None:
+            found[canonical] = _t(canonical, kind, kept, categories)
+        else:  # a built-in term keeps its kind and categories and gains the table's words
+            extra = tuple(w for w in _t(canonical, kind, kept).words if w not in held.words)
+            found[canonical] = Term(canonical, held.kind, held.words + extra, held.categories)
+    return tuple(found.values())
 
 
 _WORD = re.compile(r"[\w'ʼ’]+")
@@ -151,20 +154,35 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return [(stem(m.group()), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
+@lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """The dictionary form of a Russian or Ukrainian word (pymorphy3), else its stem.
+
+    The Russian Snowball stemmer folds Ukrainian endings only now and then
+    ("фотографією" and "фотографія" stem apart); the dictionary does not miss."""
+    from aniso.profile import morph
+
+    word = normalise_word(word)
+    return morph.lemma(word) if _CYRILLIC.search(word) else stem(word)
+
+
 @cache
 def _index() -> dict[tuple[str, ...], Term]:
-    """Stem sequences of every term word -> term; built once, on first use."""
+    """Stem sequences and lemma sequences of every term word -> term; built once, on
+    first use. A stem key wins over a lemma key of another term."""
     index: dict[tuple[str, ...], Term] = {}
     for term in terms():
         for word in term.words:
-            key = tuple(stem(part) for part in _WORD.findall(word))
-            index.setdefault(key, term)
+            index.setdefault(tuple(stem(part) for part in _WORD.findall(word)), term)
+    for term in terms():
+        for word in term.words:
+            index.setdefault(("=",) + tuple(lemma(part) for part in _WORD.findall(word)), term)
     return index
 
 
 @cache
 def _longest() -> int:
-    return max(len(key) for key in _index())
+    return max(len(key) for key in _index() if key[:1] != ("=",))
 
 
 @dataclass(frozen=True)
@@ -182,10 +200,15 @@ def mentions(text: str) -> list[Mention]:
     words = tokens(text)
     index = _index()
     position = 0
+    lemmas: list[str] = []
     while position < len(words):
         for size in range(min(_longest(), len(words) - position), 0, -1):
             key = tuple(w[0] for w in words[position : position + size])
             term = index.get(key)
+            if term is None and _CYRILLIC.search(text):
+                if not lemmas:
+                    lemmas = [lemma(text[w[1] : w[2]]) for w in words]
+                term = index.get(("=", *lemmas[position : position + size]))
             if term is not None:
                 found.append(Mention(term, words[position][1], words[position + size - 1][2]))
                 position += size

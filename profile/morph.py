@@ -57,9 +57,24 @@ def lemmas(text: str) -> list[str]:
     return list(dict.fromkeys(p.normal_form for p in parses(text)))
 
 
+@functools.lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
-    found = parses(word)
-    return found[0].normal_form if found else word.lower()
+    """The likeliest dictionary form. The likelier language's dictionary answers
+    alone when it knows the word, which halves the cost of lemmatising a lexicon."""
+    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    first, second = _order(word)
+    found = _analyser(first).parse(word)
+    if found and _known(found[0]):
+        return str(found[0].normal_form)
+    other = _analyser(second).parse(word)
+    if other and _known(other[0]):
+        return str(other[0].normal_form)
+    return str(found[0].normal_form) if found else word
+
+
+def _known(parse: Any) -> bool:
+    """Whether an analysis comes from the dictionary, not a guess from the ending."""
+    return type(parse.methods_stack[0][0]).__name__ == "DictionaryAnalyzer"
 
 
 def is_first_name(word: str) -> bool:

@@ -35,6 +35,11 @@ from aniso.profile.stale import StaleCheck
 
 log = logging.getLogger(__name__)
 
+UNDONE = "undone"
+"""The ended_reason of a value that `undo_last` took back."""
+LEARNED: tuple[Source, ...] = ("rules", "llm")
+"""Sources whose values were learned from a message, so `undo_last` can take them back."""
+
 OPPOSITES: dict[str, tuple[str, ...]] = {
     "likes": ("dislikes", "avoid"),
     "interests": ("dislikes",),
@@ -53,6 +58,15 @@ class Change:
     value: str
     row_id: int
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Undo:
+    """What `ProfileStore.undo_last` did: the message whose learned changes it took
+    back (None when there was none), and the rows it wrote to do so."""
+
+    episode_id: int | None
+    changes: list[Change]
 
 
 def check_field(field: str) -> str:
@@ -166,7 +180,63 @@ class ProfileStore:
                 rows = [r for r in rows if r.value in wanted or r.said in wanted]
             return [self._end(r, now, None, "unset by hand") for r in rows]
 
+    def last_learned(self) -> int | None:
+        """The episode of the newest message whose learned changes are not undone yet."""
+        found = self.db.execute(
+            "SELECT max(episode) FROM ("
+            "  SELECT source_episode AS episode FROM profile_values"
+            "  WHERE source IN (?, ?) AND source_episode IS NOT NULL"
+            "  UNION SELECT ended_by_episode FROM profile_values"
+            "  WHERE ended_by_episode IS NOT NULL"
+            ") WHERE episode NOT IN (SELECT json_extract(detail, '$.episode_id') FROM audit"
+            "  WHERE kind = 'profile_undo' AND json_valid(detail))",
+            list(LEARNED),
+        ).fetchone()
+        return None if found is None or found[0] is None else int(found[0])
+
+    def undo_last(self) -> Undo:
+        """Take back every change learned from the newest message that changed the
+        profile: values it started end ("undone"), values it ended hold again (as new
+        rows, so the history shows both the mistake and its undoing). A value that a
+        later edit already replaced stays as it is. Calling it again goes one message
+        further back; the undone messages are recorded in the audit table, so this
+        works across processes."""
+        with self._write():
+            episode = self.last_learned()
+            if episode is None:
+                return Undo(None, [])
+            now = self.clock()
+            started = self._rows(
+                "WHERE source_episode = ? AND source IN (?, ?) AND ended IS NULL",
+                [episode, *LEARNED],
+            )
+            changes = [self._end(row, now, None, UNDONE) for row in started]
+            for row in self._rows("WHERE ended_by_episode = ?", [episode]):
+                learned_here = row.source_episode == episode and row.source in LEARNED
+                if not learned_here and not self._taken(row):
+                    changes.append(self._reopen(row, now))
+            detail = {"episode_id": episode, "changes": len(changes)}
+            self.db.execute(
+                "INSERT INTO audit (at, kind, detail) VALUES (?, 'profile_undo', ?)",
+                [now.isoformat(), json.dumps(detail)],
+            )
+        return Undo(episode, changes)
+
     # Internals.
+
+    def _taken(self, row: ProfileValue) -> bool:
+        """True when an ended value's place is held now: a single-valued field holds
+        another value, or a list holds the item (or its opposite list does)."""
+        if not is_list_field(row.field):
+            return bool(self._open(row.field))
+        fields = (row.field, *OPPOSITES.get(row.field, ()))
+        return any(self._open(field, row.value) for field in fields)
+
+    def _reopen(self, row: ProfileValue, now: datetime) -> Change:
+        """The ended value holds again from `now`, with its original provenance."""
+        payload = {"value": row.value, "said": row.said, "evidence": row.evidence}
+        row_id = self._insert_row(row.field, payload, now, row.source_episode, row.source)
+        return Change("started", row.field, row.value, row_id, "restored")
 
     @contextmanager
     def _write(self) -> Iterator[None]:
@@ -236,12 +306,19 @@ class ProfileStore:
         self, op: Op, value: str, now: datetime, episode: int | None, source: Source
     ) -> Change:
         payload = {"value": value, "said": op.said or value, "evidence": op.evidence}
+        return Change(
+            "started", op.field, value, self._insert_row(op.field, payload, now, episode, source)
+        )
+
+    def _insert_row(
+        self, field: str, payload: dict[str, str], now: datetime, episode: int | None, source: str
+    ) -> int:
         cursor = self.db.execute(
             "INSERT INTO profile_values (field, value, since, source_episode, source) "
             "VALUES (?, ?, ?, ?, ?)",
-            [op.field, json.dumps(payload, ensure_ascii=False), now.isoformat(), episode, source],
+            [field, json.dumps(payload, ensure_ascii=False), now.isoformat(), episode, source],
         )
-        return Change("started", op.field, value, int(cursor.lastrowid or 0))
+        return int(cursor.lastrowid or 0)
 
     def _end(self, row: ProfileValue, now: datetime, episode: int | None, reason: str) -> Change:
         self.db.execute(
