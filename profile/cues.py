@@ -75,8 +75,9 @@ AVOID = _cue(
 ALLERGY = _cue(r"allerg\w*|intoleran\w*|аллерг\w*|алерг\w*|непереносим\w*|coeliac|celiac|целиак\w*")
 REPLY = _cue(
     r"reply|replies|respond\w*|answer\w*|write|writing|talk|speak|switch\w*|use|in|is\s+fine"
-    r"|отвечай\w*|ответ\w*|пиши\w*|говори\w*|общаться|переключ\w*|перейд\w*|по|на|відповід\w*"
-    r"|пиши|пишіть|говори|перемкн\w*|перейди"
+    r"|is\s+(?:still\s+)?good|still|please|pls|back|отвечай\w*|ответ\w*|пиши\w*|говори\w*"
+    r"|общаться|переключ\w*|перейд\w*|по|на|відповід\w*|пиши|пишіть|говори|перемкн\w*|перейди"
+    r"|верни\w*|давай|можно|можна|можеш\w*|знову|снова|назад|обратно"
 )
 MONEY = _cue(
     r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke|splurge|pricey|cost\w*"
@@ -91,7 +92,9 @@ REPLY_SHAPE = _cue(
     r"|sound|tone|style|better|want|like|need|in|as|only|пиши\w*|используй\w*|давай|делай"
     r"|отвечай\w*|ответ\w*|форм\w*|тон\w*|стил\w*|лучше|предпочитаю|хочу|нужн\w*|будь|пиши"
     r"|використовуй\w*|роби|відповід\w*|краще|хочу|потрібн\w*|будь\s+ласка|пожалуйста|тільки"
-    r"|только|можно|можна|fine"
+    r"|только|можно|можна|fine|удобн\w*|зручн\w*|easier|convenient|можеш\w*|можете|просто"
+    r"|отвеча\w*|відповіда\w*|манер\w*|спілкуй\w*|общайся|общаться|разговаривай|розмовляй"
+    r"|звертатися|обращаться|обращайся|звертайся|drop|less|more|tone|talk|speak|говори\w*"
 )
 
 
@@ -172,7 +175,9 @@ def items(sentence: str) -> list[Proposal]:
         elif stance == "dislikes":
             found.append(propose("add", "dislikes"))
         elif (stance == "likes" and not negated) or _liked_after(sentence, mention.end):
-            found.append(propose("add", "interests" if mention.term.kind == "interest" else "likes"))
+            found.append(
+                propose("add", "interests" if mention.term.kind == "interest" else "likes")
+            )
         elif mention.term.kind == "interest" and morph.is_first_person_verb(
             said_of(sentence, mention)
         ):

@@ -113,3 +113,9 @@ def is_first_person_verb(word: str) -> bool:
         return False
     found = parses(word)
     return bool(found) and {"VERB", "1per"} <= set(str(found[0].tag).replace(" ", ",").split(","))
+
+
+def is_imperative(word: str) -> bool:
+    """Whether the likeliest analysis is a verb in the imperative ("указывай", "пиши")."""
+    found = parses(word)
+    return bool(found) and "impr" in str(found[0].tag)

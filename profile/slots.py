@@ -214,10 +214,13 @@ def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
 
 _STANDING = re.compile(
     r"\b(?:always|never|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
-    r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that))\b"
+    r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that)"
+    r"|for\s+(?:any|every|all|each)|in\s+everything|every\s+(?:answer|reply|response|recipe)"
+    r"|whenever)\b"
     r"|(?<![\w-])(?:всегда|никогда|впредь|каждый\s+раз|отныне|в\s+дальнейшем|по\s+умолчанию"
     r"|с\s+этого\s+момента|обязательно|завжди|ніколи|надалі|щоразу|кожного\s+разу|відтепер"
-    r"|за\s+замовчуванням|обов['ʼ]язково)(?![\w-])",
+    r"|за\s+замовчуванням|обов['ʼ]язково|каждого|каждом|кожного|кожній|кожному|любо[йго]"
+    r"|будь-як\w*|во\s+всех|у\s+всіх|для\s+рецептов|для\s+рецептів)(?![\w-])",
     re.IGNORECASE,
 )
 _LEAD = re.compile(
@@ -229,10 +232,31 @@ NOTE_WORDS = 25
 """A longer clause is a story, not a preference."""
 
 
+_EN_IMPERATIVE = re.compile(
+    r"^(?:(?:and|also|oh|ok|so)\s+)?(?:please\s+|pls\s+|plz\s+)?(?:include|use|give|mention|add|show"
+    r"|list|keep|write|put|group|convert|tell|avoid|skip|don'?t|do\s+not|never|always|assume"
+    r"|remember|note|stick\s+to|only)\b",
+    re.IGNORECASE,
+)
+
+
+def _imperative(sentence: str) -> re.Match[str] | None:
+    """The first word of the sentence that orders the assistant: a Russian or Ukrainian
+    verb in the imperative (pymorphy3), or an English clause that opens with one."""
+    for m in re.finditer(r"[\w'ʼ-]+", sentence):
+        if morph.is_cyrillic(m.group()) and morph.is_imperative(m.group()):
+            return m
+    return _EN_IMPERATIVE.search(sentence.strip())
+
+
 def notes(sentence: str) -> list[Proposal]:
     """A standing preference no field holds ("always include the price range"), kept
-    in the user's words: a clause with a word that makes it standing."""
+    in the user's words: a clause with a word that makes it standing, or an order to
+    the assistant (whether that order stands or was for once is the gate's call)."""
     marker = _STANDING.search(sentence)
+    origin = "notes"
+    if marker is None:
+        marker, origin = _imperative(sentence), "request"
     if marker is None:
         return []
     start, end = clause_of(sentence, marker.start())
@@ -240,4 +264,4 @@ def notes(sentence: str) -> list[Proposal]:
     if not said or len(said.split()) > NOTE_WORDS or len(said.split()) < 3:
         return []
     op = make_op("add", "notes", said, said)
-    return [Proposal(op, start, end, "notes")]
+    return [Proposal(op, start, end, origin)]

@@ -90,7 +90,7 @@ def candidates(text: str) -> list[Candidate]:
                 key = (candidate.op.kind, candidate.op.field, candidate.op.value)
                 if key in seen:
                     continue
-                if candidate.origin == "notes" and fields:
+                if candidate.origin in ("notes", "request") and fields:
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
                 found.append(candidate)

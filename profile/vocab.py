@@ -60,7 +60,8 @@ FORMAT: Table = (
     (
         "numbered steps",
         r"нумерован\w*(?:\s+(?:спис\w*|шаг\w*|пункт\w*))?|numbered(?:\s+(?:lists?|steps))?"
-        r"|по\s+шагам|пошагов\w*|step[- ]by[- ]step|шаг\w*|steps",
+        r"|по\s+шагам|пошагов\w*|step[- ]by[- ]step|шаг\w*|steps|нумеру\w*|покроков\w*|по\s+кроках"
+        r"|кроки|крок\w*",
     ),
     (
         "bullet points",
@@ -80,8 +81,16 @@ TONE: Table = (
         r"|no[-\s]nonsense|skip\s+the\s+(?:pleasantries|fluff|small\s+talk)|прям\w*|чётко|четко"
         r"|чітко",
     ),
-    ("informal", r"неформальн\w*|informal\w*|casual\w*|на\s+ты"),
-    ("formal", r"формальн\w*|официальн\w*|офіційн\w*|formal\w*"),
+    (
+        "informal",
+        r"неформальн\w*|informal\w*|casual\w*|на\s+ты|на\s+ти|попроще|простіше|без\s+официоза"
+        r"|без\s+офіціозу|relaxed|chill",
+    ),
+    (
+        "formal",
+        r"формальн\w*|официальн\w*|офіційн\w*|formal\w*|на\s+[«\"]?вы[»\"]?|на\s+[«\"]?ви[»\"]?"
+        r"|делов\w*|ділов\w*|вежлив\w*|ввічлив\w*|polite\w*|professional\w*",
+    ),
     (
         "brief",
         r"коротк\w*|кратк\w*|покороче|лаконичн\w*|стисл\w*|brief\w*|short\w*|concise\w*|terse"
@@ -92,7 +101,11 @@ TONE: Table = (
         "detailed",
         r"подробн\w*|разв[её]рнут\w*|детальн\w*|докладн\w*|detailed|in\s+detail|thorough\w*",
     ),
-    ("friendly", r"дружелюбн\w*|friendly"),
+    (
+        "friendly",
+        r"дружелюбн\w*|friendly|по-дружески|по-дружньому|как\s+друг\w*|як\s+(?:друг|подруга)"
+        r"|like\s+a\s+friend|приязн\w*",
+    ),
     ("reserved", r"сдержанн\w*|стриман\w*|reserved|restrained"),
 )
 LANGUAGE_WORDS: Table = (
