@@ -171,7 +171,7 @@ def items(sentence: str) -> list[Proposal]:
             kind = "remove" if negated and not AVOID.search(before) else "add"
             found.append(propose(kind, "allergies"))
         elif stance == "avoid":
-            found.append(propose("add", "avoid"))
+            found.append(propose("remove" if negated else "add", "avoid"))
         elif stance == "dislikes":
             found.append(propose("add", "dislikes"))
         elif (stance == "likes" and not negated) or _liked_after(sentence, mention.end):

@@ -53,6 +53,38 @@ SELF = frozenset(
 )
 NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
 QUOTES = '"“”«»„'
+_CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE))
+    for name, pattern in (
+        (
+            "move",
+            r"moved|moving|relocat\w*|live|living|lives|based|settled|переехал\w*|переезд\w*"
+            r"|перебрал\w*|живу|живём|живем|переїхал\w*|переїзд\w*|мешкаю|живемо",
+        ),
+        (
+            "trip",
+            r"trip|visit\w*|vacation|holiday|flying|fly|travel\w*|conference|поездк\w*|поїздк\w*"
+            r"|отпуск\w*|відпустк\w*|командировк\w*|відрядженн\w*|лечу|летим|їду|еду|поеду|поїду"
+            r"|тур\w*|план\w*",
+        ),
+        (
+            "translate",
+            r"translate|translation|say\s+in|how\s+do\s+you\s+say|переведи\w*|перевод\w*"
+            r"|переклад\w*|перекладіть|скажи|як\s+сказати|как\s+сказать",
+        ),
+        (
+            "wh",
+            r"^\s*(?:what|when|where|how|who|which|why|что|как|где|когда|що|як|де|коли|куди|куда)",
+        ),
+        (
+            "used_to",
+            r"used\s+to|back\s+in|years\s+ago|ago|когда-то|раньше|колись|раніше|в\s+детстве",
+        ),
+        ("future", r"will|gonna|going\s+to|планирую|планую|думаю|хочу\s+стать|next\s+year|someday"),
+    )
+)
+"""Named cues a linguist would give the gate: a move (which makes a past verb current),
+a trip, text to translate, a question word, a past habit, a plan."""
 
 
 @dataclass(frozen=True)
@@ -105,31 +137,33 @@ def features(sentence: str, start: int, end: int, op: Op, origin: str) -> list[s
     field = op.field
     out = ["bias", f"f:{field}", f"k:{op.kind}", f"o:{origin}", f"fk:{field}:{op.kind}"]
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
-    left = [w for w, s, _ in words if s < start][-WINDOW:]
+    out += [f"w:{_norm(word)}" for word, s, _ in words if not start <= s < end]
+    left = [word for word, s, _ in words if s < start][-WINDOW:]
+    out += [f"l:{_norm(word)}" for word in left]
+    flags = _flags(sentence, [w for w, s, _ in words if not start <= s < end], left)
+    for flag in sorted(flags):
+        out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
+    return out
+
+
+def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
+    """The named cues of a sentence, from the words around the value."""
     flags = set()
-    for word, s, _ in words:
+    for word in around:
         lowered = word.lower().replace("’", "'")
-        if start <= s < end:
-            continue
-        norm = _norm(word)
-        out.append(f"w:{norm}")
-        if norm in OTHERS or lowered in OTHERS:
+        if _norm(word) in OTHERS or lowered in OTHERS:
             flags.add("other")
         if lowered in SELF:
             flags.add("self")
         if _is_past(word):
             flags.add("past")
-    for word in left:
-        norm = _norm(word)
-        out.append(f"l:{norm}")
-        if word.lower() in NEGATIONS:
-            flags.add("neg_left")
+    if any(word.lower() in NEGATIONS for word in left):
+        flags.add("neg_left")
     if any(char in sentence for char in QUOTES):
         flags.add("quote")
+    flags |= {name for name, pattern in _CUE_CLASSES if pattern.search(sentence)}
     if sentence.rstrip().endswith("?"):
         flags.add("question")
-    if not flags & {"self"}:
+    if "self" not in flags:
         flags.add("no_self")
-    for flag in sorted(flags):
-        out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
-    return out
+    return flags

@@ -200,15 +200,22 @@ def mentions(text: str) -> list[Mention]:
     words = tokens(text)
     index = _index()
     position = 0
-    lemmas: list[str] = []
+    cyrillic = bool(_CYRILLIC.search(text))
+    lemmas = [lemma(text[w[1] : w[2]]) for w in words] if cyrillic else []
     while position < len(words):
         for size in range(min(_longest(), len(words) - position), 0, -1):
-            key = tuple(w[0] for w in words[position : position + size])
-            term = index.get(key)
-            if term is None and _CYRILLIC.search(text):
-                if not lemmas:
-                    lemmas = [lemma(text[w[1] : w[2]]) for w in words]
+            term = None
+            if cyrillic:
                 term = index.get(("=", *lemmas[position : position + size]))
+            if term is None:
+                term = index.get(tuple(w[0] for w in words[position : position + size]))
+                if (
+                    term is not None
+                    and cyrillic
+                    and size == 1
+                    and _stem_misleads(text[words[position][1] : words[position][2]], term)
+                ):
+                    term = None
             if term is not None:
                 found.append(Mention(term, words[position][1], words[position + size - 1][2]))
                 position += size
@@ -216,6 +223,20 @@ def mentions(text: str) -> list[Mention]:
         else:
             position += 1
     return found
+
+
+def _stem_misleads(word: str, term: Term) -> bool:
+    """A stem match the dictionary contradicts: "сырой" (raw) shares the stem of "сыр"
+    (cheese), "готовлюсь" (I prepare) that of "готовить" (to cook). When the dictionary
+    knows the word and its lemma is none of the term's, the stem is a coincidence."""
+    from aniso.profile import morph
+
+    return morph.is_known(word) and lemma(word) not in _lemmas_of(term)
+
+
+@lru_cache(maxsize=4096)
+def _lemmas_of(term: Term) -> frozenset[str]:
+    return frozenset(lemma(part) for word in term.words for part in _WORD.findall(word))
 
 
 def lookup(phrase: str) -> Term | None:

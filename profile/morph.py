@@ -84,10 +84,20 @@ def is_first_name(word: str) -> bool:
 
 
 def first_name(word: str) -> str:
-    """A first name in the nominative, capitalised: "Оксаною" -> "Оксана"."""
-    for p in parses(word):
+    """A first name in the nominative, capitalised: "Оксаною" -> "Оксана". Inflected,
+    not the dictionary's normal form, which for some women's names is the man's
+    ("Евгения" -> "евгений")."""
+    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    names: list[Any] = []
+    for lang in _order(lowered):  # the likelier language's dictionary first, alone
+        names = names or [p for p in _analyser(lang).parse(lowered) if "Name" in str(p.tag)]
+    if any("nomn" in str(p.tag) for p in names):
+        return word[:1].upper() + word[1:].lower()
+    for p in names:
         if "Name" in str(p.tag):
-            return p.normal_form.capitalize()
+            nominative = p.inflect({"nomn"})
+            form = nominative.word if nominative is not None else p.normal_form
+            return str(form).capitalize()
     return word[:1].upper() + word[1:]
 
 
@@ -119,3 +129,9 @@ def is_imperative(word: str) -> bool:
     """Whether the likeliest analysis is a verb in the imperative ("указывай", "пиши")."""
     found = parses(word)
     return bool(found) and "impr" in str(found[0].tag)
+
+
+def is_known(word: str) -> bool:
+    """Whether either dictionary knows the word (not a guess from its ending)."""
+    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    return any(_known(p) for lang in _order(lowered) for p in _analyser(lang).parse(lowered)[:1])

@@ -47,21 +47,24 @@ _BEFORE_PLACE = re.compile(
 
 
 def timezone(sentence: str) -> list[Proposal]:
-    """A timezone for every place the sentence puts after a preposition of place."""
+    """A timezone for every place the sentence names: after a preposition of place, or
+    written with a capital on its own ("we moved to the mainland, San Diego now")."""
     found = []
     for mention in places.mentions(sentence):
-        if not _BEFORE_PLACE.search(sentence[max(0, mention.start - 12) : mention.start]):
+        written = sentence[mention.start : mention.end]
+        before = sentence[max(0, mention.start - 12) : mention.start]
+        after_preposition = bool(_BEFORE_PLACE.search(before))
+        if not after_preposition and not written[:1].isupper():
             continue
-        op = make_op(
-            "set", "timezone", mention.place.timezone, sentence[mention.start : mention.end]
-        )
-        found.append(Proposal(op, mention.start, mention.end, "place"))
+        op = make_op("set", "timezone", mention.place.timezone, written)
+        origin = "place" if after_preposition else "place-bare"
+        found.append(Proposal(op, mention.start, mention.end, origin))
     return found
 
 
 _STRONG = re.compile(
     r"\b(?:my\s+name\s+is|my\s+name'?s|name'?s|call\s+me|i\s+go\s+by|you\s+can\s+call\s+me"
-    r"|address\s+me\s+as)\s+(?P<v>[\w'-]+)"
+    r"|address\s+me\s+as)\s+(?P<v>(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?[\w'-]+)"
     r"|(?<![\w-])(?:меня\s+зовут|зовут\s+меня|зови(?:те)?\s+меня|называй(?:те)?\s+меня"
     r"|мо[её]\s+имя|обращайся\s+ко\s+мне|мене\s+звати|звати\s+мене|звуть\s+мене|мене\s+звуть"
     r"|клич(?:те)?\s+мене|називай(?:те)?\s+мене|моє\s+ім['ʼ]я|звертайся\s+до\s+мене)"
@@ -71,7 +74,7 @@ _STRONG = re.compile(
 )
 _WEAK = re.compile(
     r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo)[,!]?\s+)(?i:i'?m|i\s+am|it'?s|this\s+is)\s+"
-    r"(?P<v>[A-Z][\w'-]+)(?:\s+here)?"
+    r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
     r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю)[,!]?\s+)"
     r"(?i:я|это|це)\s*[—–-]?\s+(?P<v2>[\w'ʼ-]+)",
 )
@@ -116,8 +119,15 @@ def _with_patronymic(name: str, rest: str) -> str:
     return name
 
 
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|prof)\.?\s+", re.IGNORECASE)
+
+
 def _name_value(word: str, *, strong: bool) -> str | None:
     word = word.strip("'ʼ-")
+    title = _TITLE.match(word)
+    if title:  # "Dr. Okafor": the title is part of how the user wants to be addressed
+        rest = _name_value(word[title.end() :], strong=True)
+        return f"{title.group().strip().capitalize()} {rest}" if rest else None
     if len(word) < 2 or any(char.isdigit() for char in word):
         return None
     if morph.is_cyrillic(word):
@@ -132,7 +142,7 @@ def _name_value(word: str, *, strong: bool) -> str | None:
         return None
     if not word[:1].isupper() and not strong:
         return None
-    if _common_word(word):
+    if _common_word(word, places_too=False):
         return None
     return word[:1].upper() + word[1:]
 
@@ -146,8 +156,13 @@ _RULED_OUT = re.compile(
     re.IGNORECASE,
 )
 _AGAIN = re.compile(
-    r"\b(?:again|back\s+(?:to|on)|anymore|no\s+longer|these\s+days\s+i\s+do)\b"
+    r"\b(?:again|back\s+(?:to|on)|(?:is|are)\s+back|anymore|no\s+longer|these\s+days\s+i\s+do"
+    r"|allowed|cleared|fine\s+now|ok\s+now)\b"
     r"|(?<![\w-])(?:снова|опять|вновь|обратно|опять|знову|знов|вже\s+можу|уже\s+можу|можно)(?![\w-])",
+    re.IGNORECASE,
+)
+_BACK = re.compile(
+    r"\b(?:is|are)\s+back\b|(?<![\w-])(?:возвращается|повертається|разрешил\w*|дозволи\w*)(?![\w-])",
     re.IGNORECASE,
 )
 _EAT = re.compile(
@@ -189,7 +204,11 @@ def reversals(sentence: str) -> list[Proposal]:
         propose = about(mention, sentence, "reversal")
         if _ALLERGY.search(clause) and _RULED_OUT.search(clause):
             found.append(propose("remove", "allergies"))
-        elif _AGAIN.search(clause) and _EAT.search(clause) and term.kind == "food":
+        elif (
+            _AGAIN.search(clause)
+            and term.kind == "food"
+            and (_EAT.search(clause) or _BACK.search(clause))
+        ):
             found += [propose("remove", "avoid"), propose("remove", "allergies")]
             if "meat" in term.categories:
                 found.append(propose("set", "diet", "omnivore"))

@@ -16,10 +16,12 @@ what this missed (`delta.merge_deltas`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from aniso.profile import cues, gate, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
+from aniso.profile.model import is_list_field
 from aniso.profile.rules import _tables, bounded, is_statement, run, sentences
 
 
@@ -64,6 +66,15 @@ def _from_slots(piece: str) -> list[Candidate]:
     return found
 
 
+_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"")
+
+
+def _quoted(sentence: str) -> list[tuple[int, int]]:
+    """Spans in quotation marks: someone's words ("my coworker said 'I'm vegan!'") or
+    text to translate, never the user's statement about themselves."""
+    return [m.span() for m in _QUOTED.finditer(sentence)]
+
+
 def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
@@ -85,6 +96,15 @@ def candidates(text: str) -> list[Candidate]:
                 c for c in slotted if c.origin != "cue" or (c.op.kind, c.op.field) not in said
             ]
             ruled = [c for c in ruled if c.op.field not in library]
+            quoted = _quoted(piece)
+            ruled = [c for c in ruled if not any(a <= c.start < b for a, b in quoted)]
+            slotted = [c for c in slotted if not any(a <= c.start < b for a, b in quoted)]
+            named = [(c.start, c.end) for c in slotted if c.origin == "name"]
+            slotted = [
+                c
+                for c in slotted
+                if c.origin != "place-bare" or not any(a < c.end and c.start < b for a, b in named)
+            ]
             proposed = sorted(ruled + slotted, key=lambda c: c.start)
             for candidate in proposed:
                 key = (candidate.op.kind, candidate.op.field, candidate.op.value)
@@ -100,7 +120,9 @@ def candidates(text: str) -> list[Candidate]:
 def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
     """The profile operations `text` states about the user (EN, RU, UK)."""
     judge = model or gate.load()
-    kept = [c for c in candidates(text) if judge is None or judge.keeps(c.features())]
+    scored = [(c, judge.probability(c.features()) if judge else 1.0) for c in candidates(text)]
+    threshold = judge.threshold if judge else 0.0
+    kept = _settle([(c, p) for c, p in scored if p >= threshold])
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     ops: list[Op] = []
@@ -110,3 +132,27 @@ def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
             seen.add((op.kind, op.field, op.value))
             ops.append(op)
     return ProfileDelta(ops=tuple(reversed(ops)))
+
+
+def _settle(kept: list[tuple[Candidate, float]]) -> list[Candidate]:
+    """One reading per value: the likeliest value of a single-valued field ("moved to
+    Denver, New York got too expensive" sets Denver), and a reversal over an add of
+    the same item ("outgrew the soy allergy")."""
+    best: dict[str, float] = {}
+    for candidate, p in kept:
+        if candidate.op.kind == "set" and not is_list_field(candidate.op.field):
+            best[candidate.op.field] = max(best.get(candidate.op.field, 0.0), p)
+    reversed_items = {
+        (c.op.field, c.op.value)
+        for c, _ in kept
+        if c.op.kind == "remove" and c.origin == "reversal"
+    }
+    settled = []
+    for candidate, p in kept:
+        op = candidate.op
+        if op.kind == "set" and not is_list_field(op.field) and p < best[op.field]:
+            continue
+        if op.kind == "add" and (op.field, op.value) in reversed_items:
+            continue
+        settled.append(candidate)
+    return settled

@@ -289,7 +289,13 @@ def prefers(m: re.Match[str]) -> Hit | None:
 
 
 SENTENCE_MAX = 500
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_SENTENCE_END = re.compile(
+    "".join(rf"(?<!\b{title}\.)" for title in ("dr", "mr", "ms", "st", "mrs", "prof", "vs", "etc"))
+    + r"(?<=[.!?…])\s+|\n+",
+    re.IGNORECASE,
+)
+"""A sentence ends at . ! ? … and a space, except after a title or abbreviation ("Dr.
+Okafor", "St. John's")."""
 _PREFIX = re.compile(
     r"^\s*(?:апдейт|update|upd|обновление|оновлення|поправка|correction|edit|p\.?s\.?)\s*[:—–-]\s*",
     re.IGNORECASE,
