@@ -236,7 +236,10 @@ class MemoryController:
             {
                 "role": "system",
                 "content": system_prompt(
-                    profile_text=profile, memories=memories, now=observation.at
+                    profile_text=profile,
+                    memories=memories,
+                    now=observation.at,
+                    small_model=self.settings.is_embedded_model,
                 ),
             }
         ]
