@@ -14,6 +14,8 @@ from aniso.controller import MemoryController
 from aniso.core.errors import AnisoError, StoreError
 from aniso.core.ports import CompletionRequest
 from aniso.llm.gateway import LLMGateway
+from aniso.profile.notice import noted
+from aniso.profile.store import Change
 from aniso.tiers.model import MemoryItem
 
 
@@ -27,6 +29,14 @@ class Reply:
     recalled: list[MemoryItem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     error: str | None = None
+    profile_changes: tuple[Change, ...] = ()
+    """What learning from the message changed in the profile; `aniso profile undo`
+    takes it back."""
+
+    @property
+    def noted(self) -> str | None:
+        """ "Noted: diet → vegetarian", or None when the profile did not change."""
+        return noted(self.profile_changes)
 
 
 class Assistant:
@@ -117,6 +127,7 @@ class Assistant:
                 recalled=recalled,
                 notices=notices,
                 error=message,
+                profile_changes=observation.profile_changes,
             )
         reply = "".join(pieces).strip()
         if not reply:
@@ -128,6 +139,7 @@ class Assistant:
                 recalled=recalled,
                 notices=notices,
                 error=message,
+                profile_changes=observation.profile_changes,
             )
         try:
             self.controller.remember_reply(observation, reply)
@@ -138,10 +150,12 @@ class Assistant:
                 recalled=recalled,
                 notices=notices,
                 error=f"{error}; the reply was not kept",
+                profile_changes=observation.profile_changes,
             )
         return Reply(
             text=reply,
             episode_id=observation.episode_id,
             recalled=recalled,
             notices=notices,
+            profile_changes=observation.profile_changes,
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -28,6 +28,7 @@ from aniso.core.settings import Settings
 from aniso.inputs import clean_message
 from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
+from aniso.profile.store import Change
 from aniso.prompt import fit_memories, system_prompt
 from aniso.tiers import episodes, unpack
 from aniso.tiers.memory import TieredMemory
@@ -42,7 +43,7 @@ RECALL_LIMIT = 12
 class ProfileSeam(Protocol):
     """The profile seam: learn from a message, render the current truth, judge staleness."""
 
-    def learn(self, text: str, *, episode_id: int) -> None: ...
+    def learn(self, text: str, *, episode_id: int) -> Sequence[Change]: ...
 
     def prompt_text(self) -> str: ...
 
@@ -70,6 +71,9 @@ class Observation:
     withheld: tuple[Withheld, ...] = field(default=(), repr=False)
     """Raw values the model saw this turn (raw policy only), to catch their echoes in
     the reply; held in memory for the turn, never stored."""
+    profile_changes: tuple[Change, ...] = ()
+    """What learning from this message changed in the profile (shown to the user,
+    who can undo it)."""
 
 
 class MemoryController:
@@ -130,16 +134,26 @@ class MemoryController:
             cause = error if isinstance(error, StoreError) else store_error(error)
             raise StoreError(f"{cause}; this message was not stored") from None
         self._correction_pending = is_correction(redacted)
+        changes: tuple[Change, ...] = ()
         if self.profile is not None:
             try:
-                self.profile.learn(redacted, episode_id=stored.episode_id)
+                changes = tuple(self.profile.learn(redacted, episode_id=stored.episode_id) or ())
             except Exception as error:  # extraction must never lose the message
                 log.warning(
                     "profile extraction failed for episode %s: %s",
                     stored.episode_id,
                     type(error).__name__,
                 )
-        return Observation(stored.episode_id, now, redacted, llm_text, notices, types, withheld)
+        return Observation(
+            stored.episode_id,
+            now,
+            redacted,
+            llm_text,
+            notices,
+            types,
+            withheld,
+            profile_changes=changes,
+        )
 
     def recall(self, query: str, *, current_episode: int | None = None) -> list[MemoryItem]:
         """Memories relevant to `query`, best first, excluding the turns already in the

@@ -33,6 +33,7 @@ from typing import Any
 from aniso.core.errors import InputError
 from aniso.core.settings import load_settings
 from aniso.data import forget as erasure
+from aniso.profile.notice import change_dict
 from aniso.prompt import fit_memories
 from aniso.services import Services, build
 from aniso.tiers.model import MemoryItem
@@ -90,6 +91,7 @@ class Memory:
                 "stored": observation.stored_text,
                 "withheld": sorted(set(observation.pii_types)),
                 "notices": observation.notices,
+                "profile_changes": [change_dict(c) for c in observation.profile_changes],
             }
 
     # ---- reading ----------------------------------------------------------------
@@ -145,6 +147,15 @@ class Memory:
         with self._lock:
             changes = self._services().profile.unset(field, value)
             return [f"{c.kind} {c.field} = {c.value}" for c in changes]
+
+    def profile_undo(self) -> dict[str, Any]:
+        """Take back what the last message that changed the profile changed (values
+        it set end as "undone", values it ended hold again); call again to go one
+        message further back. The shape of `aniso profile undo --json`."""
+        from aniso.profile.notice import undo_dict
+
+        with self._lock:
+            return dict(undo_dict(self._services().profile.undo_last()))
 
     def digest(self) -> str:
         """What is still open, what changed in the profile since the last session and

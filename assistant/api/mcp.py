@@ -99,6 +99,14 @@ def _add_writing_tools(server: Any, memory: Memory, call: Call) -> None:
         return _json(await call(lambda: memory.profile_unset(field, value)))
 
     @server.tool(
+        description="Undo the profile changes learned from the last message that changed "
+        "the profile (values it set end, values it ended hold again); call again to go one "
+        "message further back."
+    )
+    async def profile_undo() -> str:
+        return _json(await call(memory.profile_undo))
+
+    @server.tool(
         description="Forget what mentions `search`. Without confirm it only previews the "
         "matches; with confirm=true it erases them everywhere and returns the receipt, "
         "which says verified only when no byte of them is left on disk."

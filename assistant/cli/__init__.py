@@ -178,20 +178,31 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     else:
         if reply.text:
             sys.stdout.write("\n")
-        for notice in reply.notices:
-            click.echo(f"aniso: {notice}", err=True)
+        _report(reply, undo_hint="undo: aniso profile undo")
     if reply.error:
-        if not as_json:
-            click.echo(f"aniso: error: {reply.error} (your message was stored)", err=True)
         sys.exit(EXIT_ERROR)
 
 
+def _report(reply: Any, *, undo_hint: str) -> None:
+    """What a turn leaves to say, on stderr: notices, what it taught the profile
+    (with how to undo that), and the error."""
+    for notice in reply.notices:
+        click.echo(f"aniso: {notice}", err=True)
+    if reply.noted:
+        click.echo(f"aniso: {reply.noted} ({undo_hint})", err=True)
+    if reply.error:
+        click.echo(f"aniso: error: {reply.error} (your message was stored)", err=True)
+
+
 def _reply_json(reply: Any) -> dict[str, Any]:
+    from aniso.profile.notice import change_dict
+
     return {
         "reply": reply.text,
         "episode_id": reply.episode_id,
         "error": reply.error,
         "notices": reply.notices,
+        "profile_changes": [change_dict(change) for change in reply.profile_changes],
         "recalled": [
             {
                 "block_id": item.block_id,
@@ -211,12 +222,16 @@ def _reply_json(reply: Any) -> dict[str, Any]:
 @click.option("--temporary", is_flag=True, help="A chat that neither reads nor writes memory.")
 @pass_context
 def chat(context: Context, temporary: bool) -> None:
-    """A plain REPL. Type /exit or press Ctrl-D to leave."""
+    """A plain REPL. Type /undo to take back the last profile change, /exit or
+    Ctrl-D to leave."""
     services = context.services(temporary=temporary)
     interactive = sys.stdin.isatty()
     if interactive:
         mode = " (temporary: nothing is remembered)" if temporary else ""
-        click.echo(f"Aniso {__version__} on {services.gateway.model}{mode}. /exit to leave.")
+        click.echo(
+            f"Aniso {__version__} on {services.gateway.model}{mode}. "
+            "/undo takes back the last profile change, /exit leaves."
+        )
     while True:
         try:
             line = input("you> " if interactive else "")
@@ -225,6 +240,9 @@ def chat(context: Context, temporary: bool) -> None:
         if line.strip() in {"/exit", "/quit"}:
             break
         if not line.strip():
+            continue
+        if line.strip() == "/undo":
+            click.echo(_undo_line(services, temporary=temporary))
             continue
         try:
             digest = services.assistant.pending_digest()  # the first reply of the day
@@ -237,10 +255,16 @@ def chat(context: Context, temporary: bool) -> None:
             click.echo(f"aniso: error: {error}", err=True)
             continue
         sys.stdout.write("\n")
-        for notice in reply.notices:
-            click.echo(f"aniso: {notice}", err=True)
-        if reply.error:
-            click.echo(f"aniso: error: {reply.error} (your message was stored)", err=True)
+        _report(reply, undo_hint="/undo takes it back")
+
+
+def _undo_line(services: Services, *, temporary: bool) -> str:
+    """`/undo` in the REPL: take back the last learned profile change, in one line."""
+    if temporary:
+        return "Nothing to undo: a temporary chat does not change the profile."
+    from aniso.profile.notice import undone
+
+    return undone(services.profile.undo_last())
 
 
 @main.command()

@@ -14,6 +14,11 @@ or anything with `.settings.data_dir` and optionally `.settings.now`).
   `{"id", "field", "value", "said", "evidence", "since", "source_episode", "source",
   "ended", "ended_by_episode", "ended_reason"}`; `ended` and the two after it are
   null while the value is current.
+- `profile undo --json` prints `{"undone", "episode_id", "changes", "message"}`:
+  `undone` is true when a message's learned changes were taken back, `episode_id`
+  is that message (null when no message ever changed the profile), and `changes`
+  lists the rows the undo wrote, each `{"kind", "field", "value", "row_id",
+  "reason"}` (`ended` with reason "undone", or `started` with reason "restored").
 """
 
 from __future__ import annotations
@@ -129,3 +134,24 @@ def unset(ctx: click.Context, field: str, item: str | None) -> None:
         what = f"{field} has no item {item!r}" if item else f"{field} has no current value"
         raise InputError(f"nothing to unset: {what}; see `aniso profile show`")
     _print_changes(changes)
+
+
+@profile.command()
+@click.option("--json", "as_json", is_flag=True, help="Print what was undone as JSON.")
+@click.pass_context
+def undo(ctx: click.Context, as_json: bool) -> None:
+    """Take back what the last message that changed the profile changed.
+
+    Values it set end (reason "undone") and values it ended hold again; the history
+    keeps both. Run it again to go one message further back. With nothing to undo it
+    says so and exits 0.
+    """
+    from aniso.profile.notice import undo_dict, undone
+
+    done = _open(ctx).undo_last()
+    if as_json:
+        _print_json(undo_dict(done))
+        return
+    click.echo(undone(done))
+    if done.changes:
+        _print_changes(done.changes)

@@ -51,3 +51,16 @@ def test_open_remember_recall_profile_export_compact_and_close(
     with pytest.raises(InputError, match="closed"):
         memory.recall("vegan")
     assert b"735291" not in b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
+
+
+def test_remember_says_what_it_learned_and_profile_undo_takes_it_back(data_dir: Path) -> None:
+    with aniso.open(data_dir=data_dir) as memory:
+        stored = memory.remember("I am allergic to nuts.")
+        assert [(c["kind"], c["field"], c["value"]) for c in stored["profile_changes"]] == [
+            ("started", "allergies", "nuts")
+        ]
+        done = memory.profile_undo()
+        assert done["undone"] is True and done["episode_id"] == stored["episode_id"]
+        assert done["message"] == "Undone: allergies nuts removed"
+        assert memory.profile()["allergies"] == []
+        assert memory.profile_undo()["undone"] is False

@@ -25,6 +25,7 @@ TOOLS = {
     "profile",
     "profile_set",
     "profile_unset",
+    "profile_undo",
     "forget",
     "digest",
     "unpack",

@@ -28,6 +28,7 @@ def test_ask_json_shape(data_dir: Path) -> None:
         "episode_id": 1,
         "error": None,
         "notices": [],
+        "profile_changes": [],
         "recalled": [],
     }
 

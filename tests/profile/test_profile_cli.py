@@ -138,5 +138,5 @@ def test_every_command_has_help() -> None:
     assert profile.help
     for name, command in profile.commands.items():
         assert command.help, name
-    assert sorted(profile.commands) == ["history", "set", "show", "unset"]
+    assert sorted(profile.commands) == ["history", "set", "show", "undo", "unset"]
     assert isinstance(profile, click.Group) and profile.name == "profile"
