@@ -59,6 +59,7 @@ class AnisoApp(App[None]):
         Binding("f6", "export", "Export", priority=True),
         Binding("f7", "forget_search", "Forget...", priority=True),
         Binding("f8", "switch_model", "Model"),
+        Binding("f9", "undo_profile", "Undo"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     CSS = """
@@ -77,6 +78,7 @@ class AnisoApp(App[None]):
         self._cancel = threading.Event()
         self._redacted: list[str] = []
         self._busy = ""
+        self._profile_line = ""
 
     # ---- layout and start-up -----------------------------------------------------
 
@@ -139,6 +141,7 @@ class AnisoApp(App[None]):
                 redacted=self._redacted,
                 temporary=self.backend.temporary,
                 busy=self._busy,
+                profile=self._profile_line,
             )
         )
 
@@ -240,6 +243,9 @@ class AnisoApp(App[None]):
             await target.set_text(reply.text)
         for notice in reply.notices:
             await self.chat.add("notice", notice, kind="notice")
+        if reply.noted:
+            self._profile_line = f"{reply.noted} (F9 undoes)"
+            await self.chat.add("notice", self._profile_line, kind="notice")
         self._redacted = turn.redacted
         self.refresh_status()
         self.refresh_memory(reply.recalled)
@@ -395,6 +401,19 @@ class AnisoApp(App[None]):
         )
 
     # ---- profile ----------------------------------------------------------------------
+
+    def action_undo_profile(self) -> None:
+        """Take back the last profile change learned from a message: one keystroke."""
+        if self.generating:
+            self.notify("wait for the reply first", severity="warning")
+            return
+
+        def done(line: str) -> None:
+            self._profile_line = line
+            self.refresh_status()
+            self.notify(line)
+
+        self.background(self.backend.profile_undo, done, what="undo profile")
 
     def action_profile(self) -> None:
         from aniso.tui.profile_screen import ProfileScreen

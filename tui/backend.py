@@ -276,6 +276,15 @@ class Backend:
             changes = self._profile().unset(field_name, item)
         return [f"{c.kind} {c.field} = {c.value}" for c in changes]
 
+    def profile_undo(self) -> str:
+        """Take back the last learned profile change; one line saying what happened."""
+        from aniso.profile.notice import undone
+
+        if self.temporary:
+            return "Nothing to undo: a temporary chat does not change the profile."
+        with self._lock:
+            return undone(self._profile().undo_last())
+
     def _profile(self) -> Any:
         return self.services().profile
 

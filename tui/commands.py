@@ -16,6 +16,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Compact now", "compact", "Run the compactor now instead of tonight (F5)"),
     ("Temporary chat", "toggle_temporary", "A chat that neither reads nor writes memory (F4)"),
     ("Switch model", "switch_model", "Use another litellm model from the next message on (F8)"),
+    (
+        "Undo profile change",
+        "undo_profile",
+        "Take back the last profile change learned from a message (F9)",
+    ),
     ("Cancel reply", "cancel", "Stop the reply being generated (Esc)"),
 )
 

@@ -1,4 +1,5 @@
-"""The status bar: model (local or remote), data dir, next compaction, privacy, mode."""
+"""The status bar: model (local or remote), data dir, next compaction, privacy, mode,
+and the last profile change (learned or undone)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class Status:
     redacted: list[str] = field(default_factory=list)
     temporary: bool = False
     busy: str = ""
+    profile: str = ""
+    """The last profile change: "Noted: diet → vegetarian (F9 undoes)", or an undo's result."""
 
 
 def render_status(status: Status) -> Text:
@@ -37,6 +40,9 @@ def render_status(status: Status) -> Text:
         line.append(" │ ")
         kinds = ", ".join(k.lower().replace("_", " ") for k in status.redacted)
         line.append(f"redacted: {kinds}", style="bold black on magenta")
+    if status.profile:
+        line.append(" │ ")
+        line.append(status.profile, style="bold cyan")
     if status.busy:
         line.append(f" │ {status.busy}", style="italic")
     return line
