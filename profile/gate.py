@@ -73,6 +73,28 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|переклад\w*|перекладіть|скажи|як\s+сказати|как\s+сказать",
         ),
         (
+            "once",
+            r"this\s+time|just\s+this\s+once|for\s+this\s+one|for\s+now|today|tonight|разово"
+            r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз",
+        ),
+        (
+            "story",
+            r"series|show|film|movie|book|novel|character|heroine|hero|episode|сериал\w*|фильм\w*"
+            r"|книг\w*|героин\w*|геро[йи]\w*|персонаж\w*|серіал\w*|фільм\w*|героїн\w*|роман\w*",
+        ),
+        ("forward", r"forward\w*|fwd|пересыла\w*|пересила\w*|переслал\w*|переслала"),
+        (
+            "explain",
+            r"explain|difference|what'?s\s+the|meaning|объясни|поясни|разниц\w*|різниц\w*"
+            r"|чем\s+отлича\w*|чим\s+відрізня\w*",
+        ),
+        ("tried", r"tried|trying\s+out|пробовал\w*|пробувал\w*|попробовал\w*|спробувал\w*"),
+        (
+            "ask",
+            r"suggest|recommend|find\s+me|any\s+ideas|посоветуй\w*|подскажи\w*|предложи\w*"
+            r"|порадь\w*|підкажи\w*|запропонуй\w*|знайди|найди",
+        ),
+        (
             "wh",
             r"^\s*(?:what|when|where|how|who|which|why|что|как|где|когда|що|як|де|коли|куди|куда)",
         ),
@@ -92,6 +114,18 @@ class Model:
     weights: dict[str, float]
     bias: float
     threshold: float
+    rules_threshold: float | None = None
+    """The threshold for the rule tables' proposals (None: the same as the others)."""
+    remove_threshold: float | None = None
+    """The most a removal needs (None: no exception), whatever proposed it."""
+
+    def cut(self, origin: str, kind: str = "add") -> float:
+        cut = self.threshold
+        if origin == "rules" and self.rules_threshold is not None:
+            cut = self.rules_threshold
+        if kind == "remove" and self.remove_threshold is not None:
+            cut = min(cut, self.remove_threshold)
+        return cut
 
     def probability(self, features: list[str]) -> float:
         score = self.bias + sum(self.weights.get(name, 0.0) for name in features)
@@ -114,6 +148,8 @@ def load() -> Model | None:
         weights={k: float(v) for k, v in raw["weights"].items()},
         bias=float(raw["bias"]),
         threshold=float(raw["threshold"]),
+        rules_threshold=float(raw.get("rules_threshold", raw["threshold"])),
+        remove_threshold=float(raw["remove_threshold"]) if "remove_threshold" in raw else None,
     )
 
 

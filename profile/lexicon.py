@@ -176,8 +176,22 @@ def _index() -> dict[tuple[str, ...], Term]:
             index.setdefault(tuple(stem(part) for part in _WORD.findall(word)), term)
     for term in terms():
         for word in term.words:
-            index.setdefault(("=",) + tuple(lemma(part) for part in _WORD.findall(word)), term)
+            parts = _WORD.findall(word)
+            if len(parts) == 1 and not _names_a_thing(parts[0]):
+                continue
+            index.setdefault(("=",) + tuple(lemma(part) for part in parts), term)
     return index
+
+
+def _names_a_thing(word: str) -> bool:
+    """Whether a one-word term word can stand for its term by lemma: a noun or a verb.
+    "велик" (a bike, in slang) is first of all a form of "большой" (big), and "more"
+    must not mean cycling."""
+    from aniso.profile import morph
+
+    if not _CYRILLIC.search(word):
+        return True
+    return morph.part_of_speech(word) in ("NOUN", "VERB", "INFN", "GRND", "PRTF", None)
 
 
 @cache

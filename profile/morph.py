@@ -135,3 +135,9 @@ def is_known(word: str) -> bool:
     """Whether either dictionary knows the word (not a guess from its ending)."""
     lowered = word.lower().replace("ʼ", "'").replace("’", "'")
     return any(_known(p) for lang in _order(lowered) for p in _analyser(lang).parse(lowered)[:1])
+
+
+def part_of_speech(word: str) -> str | None:
+    """The likeliest analysis's part of speech (OpenCorpora tags: NOUN, VERB, ADJS...)."""
+    found = parses(word)
+    return str(found[0].tag.POS) if found and found[0].tag.POS else None

@@ -46,10 +46,28 @@ _BEFORE_PLACE = re.compile(
 )
 
 
+_ASKS_FOR = re.compile(
+    r"\b(?:suggest|recommend|find\s+me|any\s+ideas|where\s+(?:to|can|should))\b|(?<![\w-])"
+    r"(?:посоветуй\w*|подскажи\w*|предложи\w*|порадь\w*|підкажи\w*|запропонуй\w*|знайди|найди)"
+    r"(?![\w-])",
+    re.IGNORECASE,
+)
+_LIVES = re.compile(
+    r"\b(?:live|living|lives|based|moved|moving|relocat\w*|settled|home|from|here)\b|(?<![\w-])"
+    r"(?:живу|живём|живем|живемо|мешкаю|переехал\w*|переїхал\w*|перебрал\w*|из|з|із|тут|здесь"
+    r"|родом|дома|вдома)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
 def timezone(sentence: str) -> list[Proposal]:
     """A timezone for every place the sentence names: after a preposition of place, or
     written with a capital on its own ("we moved to the mainland, San Diego now")."""
     found = []
+    # "suggest a steakhouse in Madrid" is where the user wants something, not where they
+    # live, unless the sentence also says they live there.
+    if _ASKS_FOR.search(sentence) and not _LIVES.search(sentence):
+        return []
     for mention in places.mentions(sentence):
         written = sentence[mention.start : mention.end]
         before = sentence[max(0, mention.start - 12) : mention.start]
@@ -73,9 +91,11 @@ _STRONG = re.compile(
     re.IGNORECASE,
 )
 _WEAK = re.compile(
-    r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo)[,!]?\s+)(?i:i'?m|i\s+am|it'?s|this\s+is)\s+"
+    r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo|and|but|btw|also|oh|ok|so)[,!]?\s+)"
+    r"(?i:i'?m|i\s+am|it'?s|this\s+is)\s+"
     r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
-    r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю)[,!]?\s+)"
+    r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю|и|а|і|й"
+    r"|кстати|до\s+речі|до\s+речи)[,!]?\s+)"
     r"(?i:я|это|це)\s*[—–-]?\s+(?P<v2>[\w'ʼ-]+)",
 )
 

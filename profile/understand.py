@@ -66,7 +66,11 @@ def _from_slots(piece: str) -> list[Candidate]:
     return found
 
 
-_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"")
+_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"|(?<!\w)'(?=\S)[^']*?(?<=\S)'(?!\w)")
+_TRANSLATE = re.compile(
+    r"\btranslat\w*|(?<![\w-])(?:переведи\w*|перевед\w*|переклад\w*|перекладіть)(?![\w-])",
+    re.IGNORECASE,
+)
 
 
 def _quoted(sentence: str) -> list[tuple[int, int]]:
@@ -90,15 +94,26 @@ def candidates(text: str) -> list[Candidate]:
             # The gazetteer and the dictionaries know places and names better than a
             # pattern's capture does ("Оксаной" is "Оксана").
             library = {c.op.field for c in slotted if c.origin in ("place", "name")}
-            # Where a rule and a cue finder say the same, the rule's reading stands.
+            # Where a rule and a cue finder say the same, or read the same words, the
+            # rule's reading stands: its span is used, as the rules mask it for each other.
             said = {(c.op.kind, c.op.field) for c in ruled}
+            used = [(c.start, c.end) for c in ruled]
             slotted = [
-                c for c in slotted if c.origin != "cue" or (c.op.kind, c.op.field) not in said
+                c
+                for c in slotted
+                if c.origin not in ("cue", "request")
+                or (
+                    (c.op.kind, c.op.field) not in said
+                    and not any(a <= c.start < b for a, b in used)
+                )
             ]
             ruled = [c for c in ruled if c.op.field not in library]
             quoted = _quoted(piece)
             ruled = [c for c in ruled if not any(a <= c.start < b for a, b in quoted)]
             slotted = [c for c in slotted if not any(a <= c.start < b for a, b in quoted)]
+            if _TRANSLATE.search(piece):  # "translate into Ukrainian" is not a reply language
+                ruled = [c for c in ruled if c.op.field != "language"]
+                slotted = [c for c in slotted if c.op.field != "language"]
             named = [(c.start, c.end) for c in slotted if c.origin == "name"]
             slotted = [
                 c
@@ -121,8 +136,9 @@ def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
     """The profile operations `text` states about the user (EN, RU, UK)."""
     judge = model or gate.load()
     scored = [(c, judge.probability(c.features()) if judge else 1.0) for c in candidates(text)]
-    threshold = judge.threshold if judge else 0.0
-    kept = _settle([(c, p) for c, p in scored if p >= threshold])
+    kept = _settle(
+        [(c, p) for c, p in scored if judge is None or p >= judge.cut(c.origin, c.op.kind)]
+    )
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
     ops: list[Op] = []
