@@ -121,6 +121,12 @@ DISLIKE_AFTER = _cue(
 )
 LIKE_VERB_AFTER = _cue(r"люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically")
 DRINK = _cue(r"drink|drinking|пью|п['ʼ]ю|пʼю|пила|пил|пьёт|п['ʼ]є")
+STOPPED_AVOIDING = _cue(
+    r"(?:not|no\s+longer|stopped|quit)\s+(?:avoid\w*|cutting\s+out)|больше\s+не\s+избега\w*"
+    r"|уже\s+не\s+избега\w*|вже\s+не\s+уника\w*|більше\s+не\s+уника\w*"
+)
+"""A negation of avoiding itself ("not avoiding beef anymore"); "I don't eat pork" is
+an avoidance whose cue happens to hold a negation."""
 AFTER_WEIGHT = 1.5
 """An after-cue counts this much farther than a before-cue at the same distance: in
 English the cue comes first; in Russian and Ukrainian either order is common."""
@@ -171,7 +177,8 @@ def items(sentence: str) -> list[Proposal]:
             kind = "remove" if negated and not AVOID.search(before) else "add"
             found.append(propose(kind, "allergies"))
         elif stance == "avoid":
-            found.append(propose("remove" if negated else "add", "avoid"))
+            stopped = STOPPED_AVOIDING.search(before)
+            found.append(propose("remove" if stopped else "add", "avoid"))
         elif stance == "dislikes":
             found.append(propose("add", "dislikes"))
         elif (stance == "likes" and not negated) or _liked_after(sentence, mention.end):

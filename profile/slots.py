@@ -170,9 +170,16 @@ def _name_value(word: str, *, strong: bool) -> str | None:
 _CUT = re.compile(r"[.;!?]|\s+(?:but|however|но|але|однак|однако)\s+", re.IGNORECASE)
 _ALLERGY = re.compile(r"allerg\w*|аллерг\w*|алерг\w*|intoleran\w*|непереносим\w*", re.IGNORECASE)
 _RULED_OUT = re.compile(
-    r"\b(?:not|no\s+longer|isn't|aren't|ruled\s+out|negative|after\s+all|outgrew|anymore|gone)\b"
-    r"|(?<![\w-])(?:не|нет|нету|больше\s+не|уже\s+не|отрицательн\w*|оказалось|прошла|прошло"
-    r"|немає|нема|вже\s+не|більше\s+не|негативн\w*|виявилось|виявилося|минула)(?![\w-])",
+    # The negation must be about the allergy itself: right before the allergy word
+    # ("not allergic", "не аллергия"), or a verdict after it ("allergy ruled out",
+    # "аллергии нет"). A bare "не" elsewhere ("аллергия на орехи, не ем их") is not one.
+    r"\b(?:not|no\s+longer|isn't|aren't|never\s+was|wasn't)\s+(?:\w+\s+)?(?=allerg|intoleran)"
+    r"|\b(?:allerg\w*|intoleran\w*)\b[^.;!?]{0,40}\b(?:ruled\s+out|negative|after\s+all|gone"
+    r"|anymore|any\s+more|was\s+wrong|false\s+alarm)\b|\boutgrew\b"
+    r"|(?<![\w-])(?:не|больше\s+не|уже\s+не|вже\s+не|більше\s+не)\s+(?=аллерг|алерг)"
+    r"|(?<![\w-])(?:аллерги\w*|алергі\w*)[^.;!?]{0,40}(?<![\w-])(?:нет|нету|немає|нема|не\s+подтвердил\w*"
+    r"|не\s+підтвердил\w*|прошла|минула|отрицательн\w*|негативн\w*)(?![\w-])"
+    r"|(?<![\w-])(?:реакции\s+нет|реакції\s+немає|не\s+аллергия|не\s+алергія)(?![\w-])",
     re.IGNORECASE,
 )
 _AGAIN = re.compile(
@@ -222,7 +229,7 @@ def reversals(sentence: str) -> list[Proposal]:
         clause = sentence[start:end]
         term = mention.term
         propose = about(mention, sentence, "reversal")
-        if _ALLERGY.search(clause) and _RULED_OUT.search(clause):
+        if _RULED_OUT.search(clause):
             found.append(propose("remove", "allergies"))
         elif (
             _AGAIN.search(clause)
@@ -232,8 +239,8 @@ def reversals(sentence: str) -> list[Proposal]:
             found += [propose("remove", "avoid"), propose("remove", "allergies")]
             if "meat" in term.categories:
                 found.append(propose("set", "diet", "omnivore"))
-        elif _QUIT.search(clause) and term.kind != "food":
-            found += [propose("remove", "interests"), propose("remove", "likes")]
+        elif _QUIT.search(clause) and term.kind == "interest":
+            found.append(propose("remove", "interests"))
     for m in vocab_mentions(vocab.FORMAT, sentence):
         canonical, start, end = m
         c_start, _ = clause_of(sentence, start)

@@ -96,16 +96,21 @@ def candidates(text: str) -> list[Candidate]:
             library = {c.op.field for c in slotted if c.origin in ("place", "name")}
             # Where a rule and a cue finder say the same, or read the same words, the
             # rule's reading stands: its span is used, as the rules mask it for each other.
-            said = {(c.op.kind, c.op.field) for c in ruled}
+            # The exception is taking something back: a pattern that reads "avoiding
+            # beef" in "not avoiding beef anymore" has missed the point, so a finder's
+            # removal of the same item replaces the rule's addition.
+            taken_back = {(c.op.field, c.op.value) for c in slotted if c.op.kind == "remove"}
+            ruled = [
+                c for c in ruled if c.op.kind != "add" or (c.op.field, c.op.value) not in taken_back
+            ]
+            said = {c.op.key() for c in ruled}
             used = [(c.start, c.end) for c in ruled]
             slotted = [
                 c
                 for c in slotted
                 if c.origin not in ("cue", "request")
-                or (
-                    (c.op.kind, c.op.field) not in said
-                    and not any(a <= c.start < b for a, b in used)
-                )
+                or c.op.kind == "remove"
+                or (c.op.key() not in said and not any(a <= c.start < b for a, b in used))
             ]
             ruled = [c for c in ruled if c.op.field not in library]
             quoted = _quoted(piece)
