@@ -118,6 +118,16 @@ class Model:
     """The threshold for the rule tables' proposals (None: the same as the others)."""
     remove_threshold: float | None = None
     """The most a removal needs (None: no exception), whatever proposed it."""
+    message_weights: dict[str, float] | None = None
+    """The message model: how likely a whole message says nothing about the user."""
+    message_bias: float = 0.0
+
+    def message_probability(self, text: str) -> float | None:
+        if self.message_weights is None:
+            return None
+        return _sigmoid(
+            self.message_bias + sum(self.message_weights.get(n, 0.0) for n in message_words(text))
+        )
 
     def cut(self, origin: str, kind: str = "add") -> float:
         cut = self.threshold
@@ -128,11 +138,14 @@ class Model:
         return cut
 
     def probability(self, features: list[str]) -> float:
-        score = self.bias + sum(self.weights.get(name, 0.0) for name in features)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, score))))
+        return _sigmoid(self.bias + sum(self.weights.get(name, 0.0) for name in features))
 
     def keeps(self, features: list[str]) -> bool:
         return self.probability(features) >= self.threshold
+
+
+def _sigmoid(score: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, score))))
 
 
 @functools.cache
@@ -150,6 +163,8 @@ def load() -> Model | None:
         threshold=float(raw["threshold"]),
         rules_threshold=float(raw.get("rules_threshold", raw["threshold"])),
         remove_threshold=float(raw["remove_threshold"]) if "remove_threshold" in raw else None,
+        message_weights=dict(raw["message"]["weights"]) if "message" in raw else None,
+        message_bias=float(raw["message"]["bias"]) if "message" in raw else 0.0,
     )
 
 
@@ -203,3 +218,22 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     if "self" not in flags:
         flags.add("no_self")
     return flags
+
+
+MESSAGE_WORDS = 400
+"""Words of a message the message model reads: a pasted page says nothing more."""
+
+
+def message_words(text: str) -> list[str]:
+    """What the message model sees: the message's lemmas and its named cues."""
+    words = [m.group() for m in _WORD.finditer(text)][:MESSAGE_WORDS]
+    found = ["bias", *(f"mw:{_norm(word)}" for word in words)]
+    return found + [f"mc:{flag}" for flag in sorted(_flags(text, words, []))]
+
+
+def message_features(probability: float | None, field: str) -> list[str]:
+    """The message model's verdict as features of a proposal: a fifth of the scale."""
+    if probability is None:
+        return []
+    bucket = min(4, int(probability * 5))
+    return [f"md:{bucket}", f"mdf:{bucket}:{field}"]

@@ -59,11 +59,16 @@ def _index() -> dict[str, tuple[bool, int, Place]]:
             index[key] = rank
 
     cities = cache.get_cities()
-    for city in cities.values():
-        place = Place(city["name"], city["timezone"], int(city["population"]))
+    # Cities in order of size, so the first of a name to arrive is the biggest; a city's
+    # own name is put in a first pass, so no other city's alternate name can take it.
+    ordered = sorted(cities.values(), key=lambda city: -int(city["population"]))
+    places = [Place(c["name"], c["timezone"], int(c["population"])) for c in ordered]
+    for city, place in zip(ordered, places, strict=True):
         put(city["name"], True, place)
+    for city, place in zip(ordered, places, strict=True):
         for name in city["alternatenames"]:
-            put(name, False, place)
+            if _SCRIPT.match(name) and len(name) >= 3:
+                index.setdefault(fold(name), (False, place.population, place))
     capitals = {(c["countrycode"], c["name"]): c for c in cities.values()}
     for country in cache.get_countries().values():
         capital = capitals.get((country["iso"], country["capital"]))

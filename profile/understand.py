@@ -35,8 +35,10 @@ class Candidate:
     end: int
     origin: str
 
-    def features(self) -> list[str]:
-        return gate.features(self.sentence, self.start, self.end, self.op, self.origin)
+    def features(self, message: float | None = None) -> list[str]:
+        """The gate's features; `message` is the message model's probability, if any."""
+        found = gate.features(self.sentence, self.start, self.end, self.op, self.origin)
+        return found + gate.message_features(message, self.op.field)
 
 
 def _from_rules(piece: str) -> list[Candidate]:
@@ -140,7 +142,9 @@ def candidates(text: str) -> list[Candidate]:
 def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
     """The profile operations `text` states about the user (EN, RU, UK)."""
     judge = model or gate.load()
-    scored = [(c, judge.probability(c.features()) if judge else 1.0) for c in candidates(text)]
+    proposed = candidates(text)
+    message = judge.message_probability(text) if judge and proposed else None
+    scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
     kept = _settle(
         [(c, p) for c, p in scored if judge is None or p >= judge.cut(c.origin, c.op.kind)]
     )
