@@ -38,6 +38,11 @@ class Candidate:
     def features(self, message: float | None = None) -> list[str]:
         """The gate's features; `message` is the message model's probability, if any."""
         found = gate.features(self.sentence, self.start, self.end, self.op, self.origin)
+        if self.origin == "rules":
+            # A rule's whole phrasing is its evidence, and a request can carry a standing
+            # constraint ("составь рутину, у меня есть время 06:30-08:30"): what the rest
+            # of the message is about does not unsay it.
+            return found
         return found + gate.message_features(message, self.op.field)
 
 

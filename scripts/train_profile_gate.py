@@ -46,6 +46,10 @@ BETA = 0.75
 FALSE_UPDATES = 0.04
 """At most this share of the train part's distractor messages may change the profile in
 cross-validation: the proposal-level estimate runs close to the bench's figure."""
+RULES_MAX = 0.6
+"""The rule tables' proposals pass from this probability at the latest: their patterns
+are precise, and the bundled MemPersonal scenarios (requests that carry constraints:
+"составь рутину, у меня есть время 06:30-08:30") depend on them."""
 REMOVE_MAX = 0.35
 """A removal passes unless the gate is fairly sure it is wrong: removing what the profile
 does not hold changes nothing, so a removal can only act on what the user is talking
@@ -187,7 +191,7 @@ def choose(
     results = []
     for l2, predictions in predictions_by_l2.items():
         for threshold in THRESHOLDS:
-            for rules_threshold in (t for t in THRESHOLDS if t <= threshold):
+            for rules_threshold in (t for t in THRESHOLDS if t <= min(threshold, RULES_MAX)):
                 cut = np.where(ruled, rules_threshold, threshold)
                 cut = np.where(removal, np.minimum(cut, REMOVE_MAX), cut)
                 changed = len(set(keys[(predictions >= cut) & (keys != "")]))
@@ -214,6 +218,9 @@ def with_message(found: list[Example], message_p: np.ndarray) -> list[list[str]]
     rows = []
     for example in found:
         field = next(f[2:] for f in example.features if f.startswith("f:"))
+        if "o:rules" in example.features:  # as `understand.Candidate.features` does
+            rows.append(example.features)
+            continue
         rows.append(
             example.features + gate.message_features(float(message_p[example.message]), field)
         )
