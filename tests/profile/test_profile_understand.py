@@ -161,3 +161,11 @@ def test_bench_profile_rejects_a_broken_set_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in stderr
     assert "line 1" in stderr
     assert len(stderr.strip().splitlines()) == 1
+
+
+def test_a_huge_paste_is_read_only_as_far_as_people_state_preferences() -> None:
+    from aniso.profile.understand import READ_CHARS
+
+    filler = "lorem ipsum dolor sit amet " * (READ_CHARS // 20)
+    assert ("set", "diet", "vegetarian") in values("I'm vegetarian. " + filler)
+    assert values(filler + " I'm vegetarian.") == set()
