@@ -133,6 +133,12 @@ class Scores:
         self.hits[f"{category}/{name}"].append(value)
         self.hits[f"all/{name}"].append(value)
 
+    def merge(self, other: Scores) -> None:
+        for key, values in other.hits.items():
+            self.hits[key].extend(values)
+        self.latencies_ms.extend(other.latencies_ms)
+        self.context_tokens.extend(other.context_tokens)
+
     def report(self) -> dict[str, Any]:
         categories: dict[str, dict[str, float]] = defaultdict(dict)
         for key, values in self.hits.items():
@@ -153,13 +159,27 @@ RecallFn = Callable[[str], list[tuple[str | None, int]]]
 """Given a question, ranked (turn ref or None, tokens) pairs."""
 
 
+Observe = Callable[[Question, list[tuple[str | None, int]] | None], None]
+"""Called before a question is recalled (with None) and after (with the ranking),
+outside the timed recall: the diagnosis of `--why` reads the store there."""
+
+
 def score_conversation(
-    conversation: Conversation, recall: RecallFn, scores: Scores, *, context_budget: int = 2000
+    conversation: Conversation,
+    recall: RecallFn,
+    scores: Scores,
+    *,
+    context_budget: int = 2000,
+    observe: Observe | None = None,
 ) -> None:
     for question in conversation.questions:
+        if observe is not None:
+            observe(question, None)
         started = time.perf_counter()
         ranked = recall(question.text)
         scores.latencies_ms.append((time.perf_counter() - started) * 1000)
+        if observe is not None:
+            observe(question, ranked)
         category = str(question.category)
         turn_refs = [ref for ref, _ in ranked if ref is not None]
         for k in KS:
@@ -217,6 +237,9 @@ def replay(
             )
 
 
+CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
+
+
 def run(
     paths: list[Path],
     *,
@@ -224,26 +247,44 @@ def run(
     settings: Any,
     progress: Callable[[str], None] | None = None,
     tiers: bool = False,
+    why: bool = False,
 ) -> dict[str, Any]:
-    """Replay each conversation into a fresh data dir and score recall over its QA."""
-    from aniso.services import build
+    """Replay each conversation into a fresh data dir and score recall over its QA.
+
+    With `why` (tiers only) each conversation is replayed hot-only first, in the same
+    run, and the result gains a `why` section (`locomo_why`): the hot-only figures,
+    the p95 ratio, and every evidence turn tiers lost with where it lived."""
+    from aniso.bench.locomo_why import Diagnosis
 
     conversations = [load(path) for path in paths]
-    scores = Scores()
-    per_conversation = {}
+    diagnosis = Diagnosis() if why and tiers else None
+    scores, hot_scores = Scores(), Scores()
+    per_conversation, hot_per_conversation = {}, {}
     for conversation in conversations:
-        data_dir = work_dir / conversation.name
-        conv_settings = settings.model_copy(update={"data_dir": data_dir})
-        services = build(conv_settings)
-        now = conversation.end + timedelta(days=1)
-        own = Scores()
-        recall, tier_state = _prepare(conversation, services, now=now, tiers=tiers)
-        score_conversation(conversation, recall, own, context_budget=settings.context_budget_tokens)
-        services.close()
-        for key, values in own.hits.items():
-            scores.hits[key].extend(values)
-        scores.latencies_ms.extend(own.latencies_ms)
-        scores.context_tokens.extend(own.context_tokens)
+        if diagnosis is not None:
+            hot_own, _ = _score_one(
+                conversation,
+                work_dir / f"{conversation.name}-hot",
+                settings,
+                tiers=False,
+                watch=lambda _services, _state, name=conversation.name: diagnosis.hot_observer(
+                    name, _within_budget
+                ),
+            )
+            hot_scores.merge(hot_own)
+            hot_per_conversation[conversation.name] = hot_own.report()
+        watch = None
+        if diagnosis is not None:
+
+            def watch(
+                services: Any, state: dict[str, Any], name: str = conversation.name
+            ) -> Observe:
+                return diagnosis.tier_observer(name, services.memory.db, state, _within_budget)
+
+        own, tier_state = _score_one(
+            conversation, work_dir / conversation.name, settings, tiers=tiers, watch=watch
+        )
+        scores.merge(own)
         per_conversation[conversation.name] = own.report()
         if tiers:
             per_conversation[conversation.name]["tiers"] = {
@@ -253,13 +294,44 @@ def run(
             }
         if progress is not None:
             progress(conversation.name)
-    return {
+    result: dict[str, Any] = {
         "mode": "tiers" if tiers else "hot-only",
         "overall": scores.report(),
         "conversations": per_conversation,
         "turns": sum(len(c.turns) for c in conversations),
         "questions": sum(len(c.questions) for c in conversations),
+        "category_names": CATEGORY_NAMES,
     }
+    if diagnosis is not None:
+        hot = {"overall": hot_scores.report(), "conversations": hot_per_conversation}
+        result["why"] = diagnosis.report(result, hot)
+    return result
+
+
+def _score_one(
+    conversation: Conversation,
+    data_dir: Path,
+    settings: Any,
+    *,
+    tiers: bool,
+    watch: Callable[[Any, dict[str, Any]], Observe] | None = None,
+) -> tuple[Scores, dict[str, Any]]:
+    from aniso.services import build
+
+    services = build(settings.model_copy(update={"data_dir": data_dir}))
+    now = conversation.end + timedelta(days=1)
+    own = Scores()
+    recall, tier_state = _prepare(conversation, services, now=now, tiers=tiers)
+    observe = watch(services, tier_state) if watch is not None else None
+    score_conversation(
+        conversation,
+        recall,
+        own,
+        context_budget=settings.context_budget_tokens,
+        observe=observe,
+    )
+    services.close()
+    return own, tier_state
 
 
 def _prepare(
@@ -288,10 +360,12 @@ def _prepare(
     def recall(question: str) -> list[tuple[str | None, int]]:
         items = memory.recall(question, now=now, limit=40).items
         if tiers:
+            state["first_pass"] = [(i.block_id, i.tier, i.score) for i in items]
             chosen, state["previous"] = unpack.choose(
                 memory, question, items, state["previous"], score=settings.unpack_score
             )
             restored = [b for b in chosen if unpack.deep(memory, b, now=now) is not None]
+            state["restored_now"] = restored
             if restored:
                 state["restored"] += len(restored)
                 items = memory.recall(question, now=now, limit=40).items

@@ -59,6 +59,12 @@ def bench() -> None:
     is_flag=True,
     help="Run the nightly compactor between sessions and unpack on recall (default: hot only).",
 )
+@click.option(
+    "--why",
+    is_flag=True,
+    help="With --tiers: replay hot-only too, in the same run, and list each evidence turn "
+    "tiers lost with the tier and form it lived in.",
+)
 @click.pass_context
 def locomo_command(
     ctx: click.Context,
@@ -66,6 +72,7 @@ def locomo_command(
     as_json: bool,
     work_dir: str | None,
     with_tiers: bool,
+    why: bool,
 ) -> None:
     """Replay LoCoMo conversations and report evidence recall per category."""
     from aniso.bench import locomo
@@ -80,6 +87,7 @@ def locomo_command(
             settings=settings,
             progress=bar.step if bar.shown else None,
             tiers=with_tiers,
+            why=why,
         )
     finally:
         bar.stop()
@@ -111,6 +119,7 @@ def locomo_command(
         f"mean context tokens: {overall['mean_context_tokens']}; recall latency ms: "
         f"p50 {latency['p50']}, p95 {latency['p95']}, max {latency['max']}"
     )
+    _locomo_by_conversation(result)
     for name, row in result["conversations"].items():
         if "tiers" in row:
             tiers = row["tiers"]
@@ -119,6 +128,38 @@ def locomo_command(
                 f"{name}: {tiers['compactor_runs']} nightly runs; before the questions "
                 f"{counts} blocks; {tiers['restored']} restored while answering"
             )
+
+
+def _locomo_by_conversation(result: dict[str, Any]) -> None:
+    """R@10 and R@1k tok by conversation and category: a figure that holds on one
+    conversation only is a figure fitted to it."""
+    names = result.get("category_names", {})
+    rows = {"all": result["overall"], **result["conversations"]}
+    categories = [c for c in result["overall"]["categories"] if c != "all"]
+    header = ["R@10 / R@1k", "all", *(names.get(c, c) for c in categories)]
+    click.echo("  ".join(f"{h:>13}" for h in header))
+    for name, row in rows.items():
+        cells = [name]
+        for category in ["all", *categories]:
+            figures = row["categories"].get(category)
+            cells.append(
+                f"{figures['recall@10']:.3f}/{figures['recall@1000tok']:.3f}" if figures else "-"
+            )
+        click.echo("  ".join(f"{c:>13}" for c in cells))
+    why = result.get("why")
+    if why:
+        hot = why["hot_only"]["overall"]
+        click.echo(
+            f"hot-only in the same run: R@10 {hot['categories']['all']['recall@10']:.3f}, "
+            f"R@1k tok {hot['categories']['all']['recall@1000tok']:.3f}, "
+            f"p95 {hot['latency_ms']['p95']} ms; tiered p95 / hot p95 = {why['p95_ratio']}"
+        )
+        for measure, forms in why["lost_by_form"].items():
+            listed = ", ".join(f"{form} {n}" for form, n in forms.items())
+            click.echo(f"lost under tiers ({measure}), by form: {listed}")
+        for measure, outcomes in why["lost_by_outcome"].items():
+            listed = ", ".join(f"{outcome} {n}" for outcome, n in outcomes.items())
+            click.echo(f"lost under tiers ({measure}), by outcome: {listed}")
 
 
 @bench.command("guard")
