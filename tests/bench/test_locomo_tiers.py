@@ -79,3 +79,28 @@ def test_tier_mode_compacts_between_sessions(tmp_path: Path) -> None:
     figures = result["conversations"]["tiny"]["tiers"]
     assert figures["compactor_runs"] == 166  # every night from 9 May to 21 October
     assert figures["blocks_before_questions"]["cold"] >= 1, "May is cold by late October"
+
+
+def test_why_compares_with_hot_only_in_the_same_run(tmp_path: Path) -> None:
+    path = conversation(tmp_path / "tiny.json")
+    result = run_cli("bench", "locomo", "--tiers", "--why", "--json", str(path))
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    why = figures["why"]
+    assert why["hot_only"]["overall"]["categories"]["all"]["questions"] == 2
+    assert set(why) == {"hot_only", "p95_ratio", "lost_by_form", "lost_by_outcome", "lost"}
+    assert figures["category_names"]["2"] == "temporal"
+    for row in why["lost"]:
+        assert row["form"] in {
+            "hot",
+            "hot (restored copy)",
+            "warm (kept share)",
+            "warm (archived, summary)",
+            "cold (archived, capsule)",
+            "missing",
+        }
+    text = run_cli("bench", "locomo", "--tiers", "--why", str(path))
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.decode().splitlines()
+    assert any(line.split()[:2] == ["tiny", "1.000/1.000"] for line in lines), lines
+    assert any(line.startswith("hot-only in the same run: R@10 1.000") for line in lines), lines
