@@ -85,7 +85,7 @@ MONEY = _cue(
 )
 SPICY = _cue(
     r"spic\w*|chil[ei]\w*|heat|hot|mild|sauce|food|остр\w*|перц\w*|чили|мягк\w*|гостр\w*"
-    r"|перец\w*|перчик\w*|м['ʼ]?як\w*|їж\w*|ед\w*"
+    r"|перец\w*|перчик\w*|м['ʼ]?як\w*|їж\w*|ед\w*|пекуч\w*|жгуч\w*|hottest"
 )
 REPLY_SHAPE = _cue(
     r"use|using|give|format|write|reply|replies|answer\w*|prefer|please|pls|plz|keep|be|make"

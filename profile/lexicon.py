@@ -54,7 +54,7 @@ TERMS: tuple[Term, ...] = (
     _t(
         "dairy",
         "food",
-        "dairy, milk, lactose, молоко, молочное, молочка, лактоза, молочне",
+        "dairy, milk, молоко, молочное, молочка, молочне",
         "dairy",
     ),
     _t("cheese", "food", "cheese, сыр, сир", "dairy"),
@@ -65,7 +65,7 @@ TERMS: tuple[Term, ...] = (
     _t("bread", "food", "bread, хлеб, хліб", "gluten"),
     _t("pasta", "food", "pasta, макароны, паста", "gluten"),
     _t("pizza", "food", "pizza, пицца, піца", "gluten"),
-    _t("nuts", "food", "nut, nuts, peanuts, орехи, орех, арахис, горіхи", "nuts"),
+    _t("nuts", "food", "nut, nuts, tree nuts, орехи, орех, горіхи", "nuts"),
     _t("sugar", "food", "sugar, сахар, цукор", "sugar"),
     _t("spicy food", "food", "spicy, spicy food, chili, острое, острая еда, чили, гостре", "spicy"),
     _t("burritos", "food", "burrito, burritos, буррито"),

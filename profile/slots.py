@@ -255,7 +255,12 @@ def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
     hits = []
     for canonical, pattern in vocab.compiled(table):
         hits += [(canonical, m.start(), m.end()) for m in pattern.finditer(text)]
-    return sorted(hits, key=lambda hit: hit[1])
+    # The longest reading at a position wins ("гостре не їм" is mild, not "гостре").
+    kept: list[tuple[str, int, int]] = []
+    for hit in sorted(hits, key=lambda hit: (hit[1], hit[1] - hit[2])):
+        if not kept or hit[1] >= kept[-1][2]:
+            kept.append(hit)
+    return kept
 
 
 _STANDING = re.compile(

@@ -46,9 +46,14 @@ BUDGET: Table = (
     ("high", r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous|splurge|luxury"),
 )
 SPICE: Table = (
-    ("mild", r"мягк\w*|неостр\w*|не\s+остр\w*|м['ʼ]?як\w*|mild|not\s+spicy|no\s+spice"),
-    ("medium", r"средн\w*|medium"),
-    ("hot", r"остр\w*|гостр\w*|hot|spicy"),
+    (
+        "mild",
+        r"мягк\w*|неостр\w*|не\s+остр\w*|м['ʼ]?як\w*|mild|not\s+spicy|no\s+spic\w*|негостр\w*"
+        r"|не\s+гостр\w*|без\s+остр\w*|без\s+гостр\w*|(?:острое|острого|гостре|гострого|spicy)"
+        r"\s+(?:не\s+(?:ем|їм|можу|могу|переношу)|ні|нельзя|не\s+можна)",
+    ),
+    ("medium", r"средн\w*|medium|помірн\w*\s+гостр\w*|умеренн\w*\s+остр\w*|в\s+меру\s+остр\w*"),
+    ("hot", r"остр\w*|гостр\w*|пекуч\w*|жгуч\w*|hot|spicy|hottest"),
 )
 LANGUAGE: Table = (
     ("ru", r"русск\w*|по-русски|russian|російськ\w*|ru"),

@@ -68,7 +68,7 @@ def test_a_diet_word_is_not_a_name() -> None:
 @pytest.mark.parametrize(
     ("text", "op"),
     [
-        ("turns out i'm not allergic to peanuts after all", ("remove", "allergies", "nuts")),
+        ("turns out i'm not allergic to peanuts after all", ("remove", "allergies", "peanuts")),
         ("i can eat gluten again!", ("remove", "avoid", "gluten")),
         ("снова ем мясо", ("set", "diet", "omnivore")),
         ("stop using tables please", ("remove", "format", "tables")),
