@@ -46,7 +46,7 @@ BETA = 0.75
 FALSE_UPDATES = 0.04
 """At most this share of the train part's distractor messages may change the profile in
 cross-validation: the proposal-level estimate runs close to the bench's figure."""
-RULES_MAX = 0.6
+RULES_MAX = 0.5
 """The rule tables' proposals pass from this probability at the latest: their patterns
 are precise, and the bundled MemPersonal scenarios (requests that carry constraints:
 "составь рутину, у меня есть время 06:30-08:30") depend on them."""
