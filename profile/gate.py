@@ -140,9 +140,6 @@ class Model:
     def probability(self, features: list[str]) -> float:
         return _sigmoid(self.bias + sum(self.weights.get(name, 0.0) for name in features))
 
-    def keeps(self, features: list[str]) -> bool:
-        return self.probability(features) >= self.threshold
-
 
 def _sigmoid(score: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, score))))

@@ -168,7 +168,6 @@ def _name_value(word: str, *, strong: bool) -> str | None:
 
 
 _CUT = re.compile(r"[.;!?]|\s+(?:but|however|но|але|однак|однако)\s+", re.IGNORECASE)
-_ALLERGY = re.compile(r"allerg\w*|аллерг\w*|алерг\w*|intoleran\w*|непереносим\w*", re.IGNORECASE)
 _RULED_OUT = re.compile(
     # The negation must be about the allergy itself: right before the allergy word
     # ("not allergic", "не аллергия"), or a verdict after it ("allergy ruled out",
