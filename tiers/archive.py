@@ -15,6 +15,8 @@ from datetime import datetime
 
 import sqlite_utils
 
+from aniso.core.db import select_in
+
 FIELDS = (
     "id",
     "block_id",
@@ -96,6 +98,26 @@ def packed_blocks(db: sqlite_utils.Database, block_ids: Collection[int]) -> set[
         ids,
     ).fetchall()
     return {row[0] for row in rows}
+
+
+def packed_of(db: sqlite_utils.Database, episode_ids: Collection[int]) -> dict[int, int]:
+    """Which of these episode ids are archived and not restored, with their block."""
+    return dict(
+        select_in(
+            db,
+            "SELECT episode_id, block_id FROM archive WHERE episode_id IN ({}) "
+            "AND status = 'archived'",
+            list(episode_ids),
+        )
+    )
+
+
+def archived_text(db: sqlite_utils.Database, episode_id: int) -> str | None:
+    """The user's words of an archived episode not restored (to embed it again)."""
+    row = db.execute(
+        "SELECT payload FROM archive WHERE episode_id = ? AND status = 'archived'", [episode_id]
+    ).fetchone()
+    return None if row is None else str(unpack(row[0])["user_text"])
 
 
 def mark_restored(db: sqlite_utils.Database, block_id: int) -> None:

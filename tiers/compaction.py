@@ -27,7 +27,7 @@ from aniso.core.ports import Complete, Redact
 from aniso.core.settings import Settings
 from aniso.tiers import archive, links
 from aniso.tiers.index import lexical
-from aniso.tiers.index.dense import block_key, episode_key
+from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import TIER_ORDER
 from aniso.tiers.summarize import Forms, salience, with_llm
@@ -210,9 +210,11 @@ class Compactor:
                 report.rolled_back.append(plan.block_id)
                 return
             archived = archive.archive_episodes(self.db, plan.archive_ids, at=now)
-            lexical.unindex_episodes(self.db, plan.archive_ids)
+            # An archived episode stays findable (DESIGN §3: the compressed forms are an
+            # index for what to restore): its FTS row stays, its vector moves to `a:`.
             for episode_id in plan.archive_ids:
                 self.memory.dense.enqueue("delete", episode_key(episode_id), at=now)
+                self.memory.dense.enqueue("upsert", archive_key(episode_id), at=now)
             searchable = plan.forms.gist if plan.to_tier == "cold" else plan.forms.summary
             self.db.execute(
                 "UPDATE blocks SET tier = ?, summary = ?, keywords = ?, anchors = ?, "
@@ -253,6 +255,7 @@ class Compactor:
                     json.dumps(detail),
                 ],
             )
+        self.memory.dense.copy([(episode_key(i), archive_key(i)) for i in plan.archive_ids])
         entry = {
             "block_id": plan.block_id,
             "from": plan.from_tier,

@@ -25,7 +25,7 @@ from aniso.core.db import select_in
 from aniso.core.ports import Redact
 from aniso.tiers import archive, links
 from aniso.tiers.index import lexical
-from aniso.tiers.index.dense import block_key, episode_key
+from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.summarize import extractive
 from aniso.tiers.text import stems
 
@@ -140,13 +140,16 @@ def erase(
         erased.vector_keys.append(episode_key(episode_id))
         if block_id is not None:
             affected.add(block_id)
-    for _, block_id, payload in packed:
+    for episode_id, block_id, payload in packed:
         row = archive.unpack(payload)
         erased.texts += [t for t in (row.get("user_text"), row.get("reply")) if t]
+        # An archived episode keeps its vector and its FTS row (the archive is
+        # findable while packed): both go with it.
+        erased.vector_keys.append(archive_key(episode_id))
         affected.add(block_id)
     live_ids = [r[0] for r in live]
     select_in(db, "DELETE FROM episodes WHERE id IN ({})", live_ids)
-    lexical.unindex_episodes(db, live_ids)
+    lexical.unindex_episodes(db, live_ids + [r[0] for r in packed])
     select_in(db, "DELETE FROM archive WHERE episode_id IN ({})", [r[0] for r in packed])
     erased.episodes, erased.archived = len(live), len(packed)
     forgotten = set(live_ids) | {r[0] for r in packed}
@@ -249,6 +252,12 @@ def _remove_block(db: sqlite_utils.Database, block_id: int, erased: Erased) -> N
         "DELETE FROM tier_events WHERE block_id = ?", [block_id]
     ).rowcount
     db.execute("DELETE FROM episodes WHERE block_id = ?", [block_id])
+    packed = [
+        row[0]
+        for row in db.execute("SELECT episode_id FROM archive WHERE block_id = ?", [block_id])
+    ]
+    lexical.unindex_episodes(db, packed)
+    erased.vector_keys += [archive_key(episode_id) for episode_id in packed]
     db.execute("DELETE FROM archive WHERE block_id = ?", [block_id])
     db.execute("DELETE FROM blocks WHERE id = ?", [block_id])
     erased.vector_keys.append(block_key(block_id))

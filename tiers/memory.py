@@ -22,10 +22,10 @@ import sqlite_utils
 
 from aniso.core.db import select_in, transaction
 from aniso.core.tokens import count_tokens
-from aniso.tiers import blocks, links, markers
+from aniso.tiers import archive, blocks, links, markers
 from aniso.tiers.actuality import ActualityInputs, actuality
 from aniso.tiers.index import lexical
-from aniso.tiers.index.dense import DenseMemory, block_key, episode_key, parse_key
+from aniso.tiers.index.dense import DenseMemory, archive_key, block_key, episode_key, parse_key
 from aniso.tiers.model import MemoryItem
 from aniso.tiers.text import stems
 
@@ -44,6 +44,10 @@ FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
 # Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
 # beyond its stored pointers.
 EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}
+
+# An archived episode found by meaning alone stands for its block from this cosine
+# (MiniLM: paraphrases score 0.5 and more, unrelated text under 0.3).
+ARCHIVE_MIN_COSINE = 0.45
 
 RRF_K = 60  # the constant of Cormack et al. (2009)
 
@@ -170,6 +174,9 @@ class TieredMemory:
                 row = self.db.execute(
                     "SELECT user_text FROM episodes WHERE id = ?", [number]
                 ).fetchone()
+            elif kind == "a":
+                text = archive.archived_text(self.db, number)
+                row = None if text is None else (text,)
             else:
                 row = self.db.execute(
                     "SELECT summary FROM blocks WHERE id = ? AND summary != '' "
@@ -191,11 +198,10 @@ class TieredMemory:
     ) -> RecallResult:
         """Hybrid recall with provenance, best first. Never raises on a dead vector index."""
         self.dense.flush(self.texts_for, keep_held=True)
+        episode_hits = lexical.search_scored(self.db, lexical.EPISODES, query, limit=CANDIDATES)
+        packed = archive.packed_of(self.db, [i for i, _ in episode_hits])
         lexical_hits = [
-            (episode_key(i), score)
-            for i, score in lexical.search_scored(
-                self.db, lexical.EPISODES, query, limit=CANDIDATES
-            )
+            (archive_key(i) if i in packed else episode_key(i), score) for i, score in episode_hits
         ]
         lexical_blocks = [
             (block_key(i), score)
@@ -207,9 +213,10 @@ class TieredMemory:
         dense_hits = self.dense.search(query_vector, k=CANDIDATES)
         fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
         scores = fuse_lists([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
+        scores = _evident_archive(scores, lexical_hits, dense_hits)
         excluded = set(exclude_episodes)
-        items = self._materialise(scores, exclude=excluded)
-        items = _lift_neighbours(items, _restored_order(self.db, items))
+        items, archived = self._materialise(scores, exclude=excluded)
+        items = _lift_neighbours(items, _restored_order(self.db, items), archived)
         items = self._expand(items, query, now=now, exclude=excluded)
         ranked = self._rank(items, now=now)
         deduped = _dedupe(_relevant(ranked), limit=limit)
@@ -220,9 +227,31 @@ class TieredMemory:
             warnings.append(self.dense.degraded)
         return RecallResult(items=deduped, warnings=warnings)
 
-    def _materialise(self, scores: dict[str, float], *, exclude: set[int]) -> list[_Hit]:
+    def _materialise(
+        self, scores: dict[str, float], *, exclude: set[int]
+    ) -> tuple[list[_Hit], dict[int, tuple[int, float]]]:
+        """Hits for the keys found, and the archived episodes found (id → block, score).
+
+        An archived episode is found by its kept vector and its FTS row, but stays
+        packed: it stands for its block (warm summary or cold capsule) with its own
+        score, so a block is restored for what it holds, not for how its summary
+        reads; and it still lifts its kept neighbours in the block."""
         episode_ids = [parse_key(k)[1] for k in scores if k.startswith("e:")]
         block_ids = [parse_key(k)[1] for k in scores if k.startswith("b:")]
+        archived = {
+            number: (block_id, scores[archive_key(number)])
+            for number, block_id in archive.packed_of(
+                self.db, [parse_key(k)[1] for k in scores if k.startswith("a:")]
+            ).items()
+        }
+        standing: dict[int, float] = {}
+        for block_id, score in archived.values():
+            standing[block_id] = max(score, standing.get(block_id, 0.0))
+        block_scores = {
+            number: max(scores.get(block_key(number), 0.0), standing.get(number, 0.0))
+            for number in {*block_ids, *standing}
+        }
+        scores_of_blocks = set(block_ids)
         hits: list[_Hit] = []
         for row in select_in(
             self.db,
@@ -249,15 +278,17 @@ class TieredMemory:
         for row in select_in(
             self.db,
             "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
-            block_ids,
+            list(block_scores),
             dicts=True,
         ):
             if row["status"] != "active" or not row["summary"]:
                 continue
+            if row["tier"] == "hot" and row["id"] not in scores_of_blocks:
+                continue
             hits.append(
                 _Hit(
                     key=block_key(row["id"]),
-                    score=scores[block_key(row["id"])],
+                    score=block_scores[row["id"]],
                     block_id=row["id"],
                     tier=row["tier"],
                     at=datetime.fromisoformat(row["last_episode_at"]),
@@ -266,7 +297,7 @@ class TieredMemory:
                     ref=None,
                 )
             )
-        return hits
+        return hits, archived
 
     def _expand(
         self, hits: list[_Hit], query: str, *, now: datetime, exclude: set[int]
@@ -458,17 +489,41 @@ def fuse_rrf(
     return {key: score / best_possible for key, score in fused.items()}
 
 
+def _evident_archive(
+    scores: dict[str, float],
+    lexical_hits: Sequence[tuple[str, float]],
+    dense_hits: Sequence[tuple[str, float]],
+) -> dict[str, float]:
+    """`scores` without the archived episodes found on weak evidence.
+
+    Fused scores are relative to the best hit of each list: in a small or unrelated
+    memory the nearest archived episode scores high whatever its cosine, and would
+    restore its block for a message about something else. An archived episode counts
+    when the query shares a word with it, or when its cosine alone is high."""
+    worded = {key for key, _ in lexical_hits}
+    cosine = dict(dense_hits)
+    return {
+        key: score
+        for key, score in scores.items()
+        if not key.startswith("a:") or key in worded or cosine.get(key, 0.0) >= ARCHIVE_MIN_COSINE
+    }
+
+
 def _lift_neighbours(
-    hits: list[_Hit], order: dict[int, tuple[int | None, int | None]] | None = None
+    hits: list[_Hit],
+    order: dict[int, tuple[int | None, int | None]] | None = None,
+    archived: dict[int, tuple[int, float]] | None = None,
 ) -> list[_Hit]:
     """Each episode gains NEIGHBOUR_LIFT times its best adjacent episode's score
-    (the one just before or after it in the same block), from the scores as fused.
+    (the one just before or after it in the same block), from the scores as fused;
+    an archived neighbour (`archived`: id → block, score) lifts a kept one too.
 
     Adjacent means consecutive ids, except where `order` says otherwise: in a
     restored block the kept episodes keep their ids and the archived ones come back
     with new ones, so ids no longer follow the conversation there."""
     order = order or {}
-    base = {hit.episode_id: (hit.block_id, hit.score) for hit in hits if hit.episode_id}
+    base = dict(archived or {})
+    base.update({hit.episode_id: (hit.block_id, hit.score) for hit in hits if hit.episode_id})
     for hit in hits:
         if hit.episode_id is None:
             continue

@@ -17,7 +17,7 @@ from datetime import datetime
 from aniso.core.db import transaction
 from aniso.tiers import archive, blocks, links
 from aniso.tiers.index import lexical
-from aniso.tiers.index.dense import block_key, episode_key
+from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import MemoryItem
 
@@ -160,6 +160,7 @@ def deep(
         ]
         db.execute("UPDATE episodes SET block_id = ? WHERE block_id = ?", [new_block, block_id])
         restored_ids = []
+        sources = []
         for episode in archived:
             cursor = db.execute(
                 "INSERT INTO episodes (block_id, session, at, user_text, reply, status, error, "
@@ -181,7 +182,10 @@ def deep(
                 ],
             )
             restored_ids.append(int(cursor.lastrowid or 0))
+            sources.append(archive_key(episode["id"]))
             lexical.index_episode(db, int(cursor.lastrowid or 0), episode["user_text"])
+        # The archived rows are found through their copies now, not twice.
+        lexical.unindex_episodes(db, [episode["id"] for episode in archived])
         archive.mark_restored(db, block_id)
         total = len(moved) + len(restored_ids)
         db.execute(
@@ -205,7 +209,8 @@ def deep(
         )
         lexical.unindex_block(db, block_id)
         memory.dense.enqueue("delete", block_key(block_id), at=now)
-        for episode_id in restored_ids:
+        for source, episode_id in zip(sources, restored_ids, strict=True):
+            memory.dense.enqueue("delete", source, at=now)
             memory.dense.enqueue("upsert", episode_key(episode_id), at=now)
         links.add(db, new_block, block_id, weight=1.0, reason="restored", at=now)
         links.inherit(db, new_block, block_id, at=now)
@@ -223,5 +228,13 @@ def deep(
                 json.dumps({"new_block": new_block, "episodes": total}),
             ],
         )
-    memory.dense.flush(memory.texts_for)
+    # The archived vectors come back as they are (no embedding in a chat turn); they
+    # are held, searchable at once, and pushed with the turn's own vector.
+    memory.dense.copy(
+        [(source, episode_key(e)) for source, e in zip(sources, restored_ids, strict=True)]
+    )
+    # Replay the rest of the outbox in order now: an upsert of the old block's summary
+    # queued by another process must meet its delete before anyone searches, and the
+    # copied vectors stay held, so this embeds nothing of the restore.
+    memory.dense.flush(memory.texts_for, keep_held=True)
     return Restored(old_block=block_id, new_block=new_block, episodes=total)

@@ -302,6 +302,8 @@ class _Writer:
                     row["tokens"],
                 ],
             )
+            if item.status == "archived":  # findable while packed, as after compaction
+                lexical.index_episode(self.db, row["id"], row["user_text"])
 
 
 def write_document(
@@ -358,6 +360,11 @@ def _queue_vectors(db: sqlite_utils.Database, shift: _Offsets) -> None:
         "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created FROM blocks "
         "WHERE id > ? AND summary != '' AND status = 'active' AND tier != 'hot'",
         [shift.block],
+    )
+    db.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'a:' || episode_id, archived_at "
+        "FROM archive WHERE episode_id > ? AND status = 'archived'",
+        [shift.episode],
     )
 
 

@@ -9,8 +9,10 @@ Write-behind: a chat turn's own vector need not reach the index before the reply
 memory, `search` scores held vectors next to the index's hits (so they are found
 exactly as if pushed), and `push_held` sends them after the reply. A crash loses
 only the in-memory copy; the outbox replays the write on the next flush.
-Ids are `e:<episode id>` for episodes and `b:<block id>` for warm summaries and
-cold capsules.
+Ids are `e:<episode id>` for episodes, `b:<block id>` for warm summaries and
+cold capsules, and `a:<episode id>` for archived episodes: an archived episode keeps
+its vector (moved from `e:` to `a:` by `copy`, never embedded again), so the archive
+stays packed yet findable by meaning, and a restore copies the vector back.
 """
 
 from __future__ import annotations
@@ -41,10 +43,19 @@ def block_key(block_id: int) -> str:
     return f"b:{block_id}"
 
 
+def archive_key(episode_id: int) -> str:
+    return f"a:{episode_id}"
+
+
 def expected_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
-    """The keys SQLite says the vector index must hold: every live episode, and every
-    active warm or cold block with a summary (its searchable capsule or summary)."""
+    """The keys SQLite says the vector index must hold: every live episode, every
+    archived one not restored, and every active warm or cold block with a summary
+    (its searchable capsule or summary)."""
     keys = {episode_key(row[0]) for row in db.execute("SELECT id FROM episodes")}
+    keys |= {
+        archive_key(row[0])
+        for row in db.execute("SELECT episode_id FROM archive WHERE status = 'archived'")
+    }
     keys |= {
         block_key(row[0])
         for row in db.execute(
@@ -154,6 +165,33 @@ class DenseMemory:
         """Keep the vector of an upsert already queued in the outbox, to push it later
         (`push_held`); until then `search` finds it as if it were in the index."""
         self._held[key] = np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def copy(self, pairs: Sequence[tuple[str, str]]) -> list[str]:
+        """Give each target key its source key's vector, without embedding: held, to
+        be pushed with the other held vectors (a restore inside a chat turn must stay
+        quick). The caller has queued the targets' upserts (and the sources' deletes)
+        in the outbox: a source the index no longer has leaves its target there, to be
+        embedded from SQLite by the next flush. Returns the targets given a vector."""
+        if not pairs:
+            return []
+        found = {source: self._held[source] for source, _ in pairs if source in self._held}
+        wanted = [source for source, _ in pairs if source not in found]
+        if wanted:
+            try:
+                reader = getattr(self.index, "vectors", None)
+                if reader is None:
+                    return []
+                ids, matrix, _ = reader(wanted)
+            except StoreError as error:
+                self._degrade(error)
+                return []
+            found.update((key, matrix[i]) for i, key in enumerate(ids))
+        copied = []
+        for source, target in pairs:
+            if source in found:
+                self.hold(target, found[source])
+                copied.append(target)
+        return copied
 
     def push_held(self) -> None:
         """Push every held vector whose upsert is still queued (an erasure may have
@@ -308,4 +346,8 @@ def queue_everything(conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'b:' || id, created "
         "FROM blocks WHERE summary != '' AND status = 'active' AND tier != 'hot'"
+    )
+    conn.execute(
+        "INSERT INTO outbox (op, ref, queued) SELECT 'upsert', 'a:' || episode_id, "
+        "archived_at FROM archive WHERE status = 'archived'"
     )

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import sqlite_utils
 
 from aniso.core.db import transaction
 from aniso.core.ports import Progress
+from aniso.tiers import archive
 from aniso.tiers.index import lexical, vector_erasure
-from aniso.tiers.index.dense import block_key, episode_key
+from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 
 BATCH = 256
@@ -29,8 +31,13 @@ def rebuild(
         db.execute(f"DELETE FROM {lexical.BLOCKS}")
         for row in db.query("SELECT id, user_text FROM episodes"):
             lexical.index_episode(db, row["id"], row["user_text"])
-        for row in db.query("SELECT id, summary FROM blocks WHERE summary != ''"):
-            lexical.index_block(db, row["id"], row["summary"])
+        for episode_id, text in _archived(db):
+            lexical.index_episode(db, episode_id, text)
+        for row in db.query(
+            "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
+        ):
+            words = [row["summary"], *json.loads(row["keywords"]), *json.loads(row["anchors"])]
+            lexical.index_block(db, row["id"], " ".join(words))
         db.execute("DELETE FROM outbox")
     lexical.optimize(db)
     # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
@@ -41,6 +48,8 @@ def rebuild(
     )
     items = [(episode_key(r["id"]), r["user_text"]) for r in rows]
     items += [(block_key(r["id"]), r["summary"]) for r in blocks]
+    packed = _archived(db)
+    items += [(archive_key(episode_id), text) for episode_id, text in packed]
     advance = progress(len(items)) if progress is not None else None
     for start in range(0, len(items), BATCH):
         chunk = items[start : start + BATCH]
@@ -50,4 +59,14 @@ def rebuild(
         )
         if advance is not None:
             advance(len(chunk))
-    return {"episodes": len(rows), "blocks": len(blocks)}
+    return {"episodes": len(rows), "blocks": len(blocks), "archived": len(packed)}
+
+
+def _archived(db: sqlite_utils.Database) -> list[tuple[int, str]]:
+    """Archived episodes not restored, with their words: findable while packed."""
+    return [
+        (episode_id, archive.unpack(payload)["user_text"])
+        for episode_id, payload in db.execute(
+            "SELECT episode_id, payload FROM archive WHERE status = 'archived' ORDER BY episode_id"
+        )
+    ]
