@@ -136,7 +136,7 @@ class TieredMemory:
                 opens=markers.opens_problem(user_text),
                 resolves=markers.resolves_problem(user_text),
             )
-            lexical.index_episode(self.db, episode_id, user_text)
+            lexical.index_episode(self.db, episode_id, user_text, at)
             links.add_terms(self.db, block_id, _salient_terms(terms), at=at)
             if markers.resolves_problem(user_text):
                 _close_related_problem(self.db, block_id, _salient_terms(terms))
@@ -198,7 +198,9 @@ class TieredMemory:
     ) -> RecallResult:
         """Hybrid recall with provenance, best first. Never raises on a dead vector index."""
         self.dense.flush(self.texts_for, keep_held=True)
-        episode_hits = lexical.search_scored(self.db, lexical.EPISODES, query, limit=CANDIDATES)
+        episode_hits = lexical.search_scored(
+            self.db, lexical.EPISODES, query, limit=CANDIDATES, now=now
+        )
         packed = archive.packed_of(self.db, [i for i, _ in episode_hits])
         lexical_hits = [
             (archive_key(i) if i in packed else episode_key(i), score) for i, score in episode_hits

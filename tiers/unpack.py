@@ -183,7 +183,9 @@ def deep(
             )
             restored_ids.append(int(cursor.lastrowid or 0))
             sources.append(archive_key(episode["id"]))
-            lexical.index_episode(db, int(cursor.lastrowid or 0), episode["user_text"])
+            lexical.index_episode(
+                db, int(cursor.lastrowid or 0), episode["user_text"], episode["at"]
+            )
         # The archived rows are found through their copies now, not twice.
         lexical.unindex_episodes(db, [episode["id"] for episode in archived])
         archive.mark_restored(db, block_id)

@@ -244,7 +244,7 @@ class _Writer:
             f"INSERT INTO episodes ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
             list(row.values()),
         )
-        lexical.index_episode(self.db, row["id"], row["user_text"])
+        lexical.index_episode(self.db, row["id"], row["user_text"], row["at"])
 
     def block(self, block: BlockRecord) -> None:
         block_id = self.shift.b(block.id)
@@ -303,7 +303,7 @@ class _Writer:
                 ],
             )
             if item.status == "archived":  # findable while packed, as after compaction
-                lexical.index_episode(self.db, row["id"], row["user_text"])
+                lexical.index_episode(self.db, row["id"], row["user_text"], row["at"])
 
 
 def write_document(

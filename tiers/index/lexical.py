@@ -8,9 +8,12 @@ The index is derived from SQLite and rebuilt by `aniso reindex`.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlite_utils
 
 from aniso.core.db import select_in
+from aniso.tiers import when
 from aniso.tiers.text import match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
@@ -28,9 +31,18 @@ def stemmed(text: str) -> str:
     return " ".join(stems(text))
 
 
-def index_episode(db: sqlite_utils.Database, episode_id: int, text: str) -> None:
+def index_episode(
+    db: sqlite_utils.Database, episode_id: int, text: str, at: datetime | str | None = None
+) -> None:
+    """Index an episode's stems and, given when it was said (`at`), its time terms:
+    the day it was said and the days it speaks of ("yesterday" said on 8 May is 7 May),
+    so a question about a time finds what happened then (`aniso.tiers.when`)."""
+    terms = stemmed(text)
+    if at is not None:
+        said = datetime.fromisoformat(at) if isinstance(at, str) else at
+        terms = " ".join([terms, *when.own_terms(said), *when.terms(text, said)])
     db.execute(f"DELETE FROM {EPISODES} WHERE rowid = ?", [episode_id])
-    db.execute(f"INSERT INTO {EPISODES} (rowid, stems) VALUES (?, ?)", [episode_id, stemmed(text)])
+    db.execute(f"INSERT INTO {EPISODES} (rowid, stems) VALUES (?, ?)", [episode_id, terms])
 
 
 def index_block(db: sqlite_utils.Database, block_id: int, text: str) -> None:
@@ -53,14 +65,23 @@ def search(db: sqlite_utils.Database, table: str, query: str, *, limit: int) -> 
 
 
 def search_scored(
-    db: sqlite_utils.Database, table: str, query: str, *, limit: int
+    db: sqlite_utils.Database,
+    table: str,
+    query: str,
+    *,
+    limit: int,
+    now: datetime | None = None,
 ) -> list[tuple[int, float]]:
     """(row id, BM25 relevance) best first; relevance is positive, higher is better.
+    Given `now`, the query's time expressions ("in June", "last week") search too.
 
     FTS5's `rank` column is its bm25() (lower is better), and ordering by it lets
     SQLite keep only the best `limit` rows instead of sorting every match.
     """
-    expression = match_expression(selective_terms(db, table, query_terms(query)))
+    terms = query_terms(query)
+    if now is not None:
+        terms += [term for term in when.terms(query, now) if term not in terms]
+    expression = match_expression(selective_terms(db, table, terms))
     if not expression:
         return []
     rows = db.execute(

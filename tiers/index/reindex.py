@@ -29,10 +29,10 @@ def rebuild(
     with transaction(db):
         db.execute(f"DELETE FROM {lexical.EPISODES}")
         db.execute(f"DELETE FROM {lexical.BLOCKS}")
-        for row in db.query("SELECT id, user_text FROM episodes"):
-            lexical.index_episode(db, row["id"], row["user_text"])
-        for episode_id, text in _archived(db):
-            lexical.index_episode(db, episode_id, text)
+        for row in db.query("SELECT id, user_text, at FROM episodes"):
+            lexical.index_episode(db, row["id"], row["user_text"], row["at"])
+        for episode_id, text, at in _archived(db):
+            lexical.index_episode(db, episode_id, text, at)
         for row in db.query(
             "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
         ):
@@ -49,7 +49,7 @@ def rebuild(
     items = [(episode_key(r["id"]), r["user_text"]) for r in rows]
     items += [(block_key(r["id"]), r["summary"]) for r in blocks]
     packed = _archived(db)
-    items += [(archive_key(episode_id), text) for episode_id, text in packed]
+    items += [(archive_key(episode_id), text) for episode_id, text, _ in packed]
     advance = progress(len(items)) if progress is not None else None
     for start in range(0, len(items), BATCH):
         chunk = items[start : start + BATCH]
@@ -62,10 +62,10 @@ def rebuild(
     return {"episodes": len(rows), "blocks": len(blocks), "archived": len(packed)}
 
 
-def _archived(db: sqlite_utils.Database) -> list[tuple[int, str]]:
-    """Archived episodes not restored, with their words: findable while packed."""
+def _archived(db: sqlite_utils.Database) -> list[tuple[int, str, str | None]]:
+    """Archived episodes not restored, with their words and time: findable while packed."""
     return [
-        (episode_id, archive.unpack(payload)["user_text"])
+        (episode_id, (episode := archive.unpack(payload))["user_text"], episode.get("at"))
         for episode_id, payload in db.execute(
             "SELECT episode_id, payload FROM archive WHERE status = 'archived' ORDER BY episode_id"
         )

@@ -1,0 +1,94 @@
+"""Time in words, resolved to dates when a message is stored and when a question asks."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from aniso.core.db import open_db
+from aniso.core.settings import load_settings
+from aniso.services import make_memory
+from aniso.tiers import when
+from aniso.tiers.index import reindex
+
+MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I went to the support group yesterday", date(2023, 5, 7)),
+        ("Last Saturday we went camping with the kids", date(2023, 5, 6)),
+        ("We moved here two weeks ago", date(2023, 4, 24)),
+        ("i ran a charity race last week", date(2023, 5, 1)),
+        ("В прошлую пятницу я ходил в кино", date(2023, 5, 5)),
+        ("позавчера была гроза", date(2023, 5, 6)),
+        ("3 дня назад сломалась машина", date(2023, 5, 5)),
+        ("Вчора ми ходили в парк", date(2023, 5, 7)),
+        ("минулої суботи була вечірка", date(2023, 5, 6)),
+        ("Мы были в Сочи 3 мая", date(2023, 5, 3)),
+        ("the show is on October 13, 2023", date(2023, 10, 13)),
+    ],
+)
+def test_a_day_said_in_words_is_resolved_against_when_it_was_said(text: str, day: date) -> None:
+    assert f"td{day:%Y%m%d}" in when.terms(text, MONDAY)
+
+
+@pytest.mark.parametrize(
+    ("text", "month"),
+    [
+        ("When did Melanie go camping in June?", "tm202206"),  # the latest June not after
+        ("в мае мы ездили на дачу", "tm202305"),
+        ("у березні ми поїхали до Львова", "tm202303"),
+        ("два месяца назад я переехал", "tm202303"),
+        ("see you in March", "tm202303"),
+    ],
+)
+def test_a_month_said_in_words(text: str, month: str) -> None:
+    assert month in when.terms(text, MONDAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I may go to the park",  # a modal verb, not a month
+        "I married Tom, we march together",
+        "на березі річки",  # "on the river bank", not March
+        "марина пришла, черный кот",
+        "во второй половине дня",  # "second" is not Tuesday
+        "Hey! How have you been? The sun is nice",
+    ],
+)
+def test_common_words_are_not_dates(text: str) -> None:
+    assert when.terms(text, MONDAY) == []
+
+
+def test_a_question_about_a_month_finds_what_happened_then(data_dir: Path) -> None:
+    """Two camping trips in nearly the same words; only the time tells them apart. The
+    June one is told in July as "last month", so only its resolved date can find it:
+    by words and meaning alone the shorter July message is the closer one."""
+    memory = make_memory(load_settings(), open_db(data_dir))
+    july = datetime(2023, 7, 20, 18, 0, tzinfo=UTC)
+    memory.store("We went camping by the lake with the kids", at=july, session="s")
+    memory.store(
+        "We went camping by the lake with the kids last month, too",
+        at=july + timedelta(days=9),
+        session="s",
+    )
+    for offset in range(30):  # unrelated days, so the time terms are not everywhere
+        memory.store(
+            f"The garden needs water again, day {offset}",
+            at=july + timedelta(days=10 + offset),
+            session="s",
+        )
+    now = july + timedelta(days=60)
+
+    def first(question: str) -> str:
+        return memory.recall(question, now=now, limit=5).items[0].text
+
+    assert "last month" in first("Where did we go camping in June?")
+    assert "last month" in first("Где мы были в походе в июне?")
+    reindex.rebuild(memory.db, memory)
+    assert "last month" in first("camping in June?")

@@ -1,0 +1,328 @@
+"""Time in words, resolved to dates: "yesterday", "last Saturday", "two weeks ago",
+"в прошлую пятницу", "минулого тижня", "in June", "on 13 October, 2023".
+
+People say when something happened relative to when they say it. A memory that keeps
+"I went camping last weekend" only as words cannot answer "what did I do in June?"
+a month later: the date has to be worked out when the message is stored, against the
+message's own time, and the question's time expressions resolved against now. Both
+sides become time terms (`terms`) that the lexical index holds next to the stems, so
+a question about June meets what happened in June, said in any words.
+
+The vocabulary (month and weekday names, "yesterday", "N days ago", number words in
+English, Russian and Ukrainian) is dateparser's own translation data, read as data.
+Its parser is not used: on chat messages it took 10 to 300 ms each, cost 0.7 s to
+import, and read "we" and "may" as dates. What is done here is the arithmetic, and
+one rule: a Latin month or weekday name counts only beside a number or after a
+preposition, because "may", "march" and "sat" are common words.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from calendar import monthrange
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import cache
+from pathlib import Path
+
+from aniso.tiers.text import stem
+
+LANGUAGES = ("en", "ru", "uk")
+MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+# Before a Latin month name, these make it a month and not a word ("in May", "since March").
+LATIN_MONTH_CUES = frozenset("in during since until by of early late mid last this next".split())
+# The same for a Cyrillic month found by its stem or first letters, not spelt as in the
+# table: Ukrainian months are also words ("березень" March, "береза" a birch).
+CYRILLIC_MONTH_CUES = frozenset("в во у с з до к от від після после".split())
+# A 'last' word is one of a '1 week ago' phrase that is neither a unit nor a preposition;
+# Cyrillic inflects it, so it is compared by its first letters.
+PREFIX = 5
+TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+", re.UNICODE)
+LATIN = re.compile(r"^[a-z]+$")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A time a text speaks of: a day, or a whole month, or a whole year."""
+
+    kind: str  # "day" | "month" | "year"
+    start: date
+
+    def terms(self) -> list[str]:
+        """Index terms: a day also stands for its month, so "in June" finds it."""
+        if self.kind == "year":
+            return [f"ty{self.start:%Y}"]
+        if self.kind == "month":
+            return [f"tm{self.start:%Y%m}"]
+        return [f"td{self.start:%Y%m%d}", f"tm{self.start:%Y%m}"]
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    months: dict[str, int]  # exact word → month
+    month_prefixes: dict[str, int]  # Cyrillic abbreviation → month
+    month_stems: dict[str, int]  # Cyrillic stem → month ("мае" is not in the table)
+    weekdays: dict[str, int]
+    weekday_stems: dict[str, int]
+    last_prefixes: frozenset[str]
+    phrases: dict[str, tuple[int, str]]  # "позавчера" → (-2, "day")
+    any_phrase: re.Pattern[str]
+    counted: list[tuple[re.Pattern[str], int, str]]  # (pattern with a number group, sign, unit)
+    any_counted: re.Pattern[str]
+    numbers: list[tuple[re.Pattern[str], str]]
+    any_number: re.Pattern[str]
+    triggers: frozenset[str]  # the words without which no phrase or count can match
+
+
+def _data(language: str) -> dict:
+    """dateparser's translation table for `language`, read as a literal (no import of
+    dateparser itself, whose start-up parses every time zone)."""
+    spec = importlib.util.find_spec("dateparser")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(spec.submodule_search_locations[0], "data", "date_translation_data")
+    tree = ast.parse((path / f"{language}.py").read_text(encoding="utf-8"))
+    return dict(ast.literal_eval(tree.body[0].value))  # type: ignore[attr-defined]
+
+
+def _relative(key: str) -> tuple[int, str] | None:
+    """'2 day ago' → (-2, 'day'); 'in 1 week' → (1, 'week'); '\\1 month ago' → (-1, ...)."""
+    match = re.fullmatch(r"(in )?(\\1|\d+) (day|week|month|year) ?(ago)?", key)
+    if match is None:
+        return None
+    count = 1 if match.group(2) == "\\1" else int(match.group(2))
+    if count == 0:
+        return None  # "today", "this week": the day it was said, which own_terms gives
+    return (count if match.group(1) else -count), match.group(3)
+
+
+def _words(pattern: str) -> str:
+    return rf"(?<![^\W_]){pattern}(?![^\W_])"
+
+
+def _names(
+    data: dict, keys: list[str], first: int, exact: dict[str, int], stems: dict[str, int]
+) -> dict[str, int]:
+    """Month or weekday names of one language into `exact` and `stems` (Cyrillic
+    inflects: "июне", "суботи"); returns the four-letter prefixes of long names."""
+    prefixes: dict[str, int] = {}
+    for number, key in enumerate(keys, start=first):
+        for word in (w.lower() for w in data.get(key, []) if len(w) >= 3):
+            exact[word] = number
+            if not LATIN.match(word):
+                stems[stem(word)] = number
+                if len(word) >= 5:
+                    prefixes[word[:4]] = number
+    return prefixes
+
+
+def _relatives(
+    data: dict, phrases: dict[str, tuple[int, str]], last: set[str]
+) -> list[tuple[re.Pattern[str], int, str]]:
+    """'yesterday'-like phrases into `phrases`, 'last' words into `last`; returns the
+    counted patterns ('(N) days ago') with their direction and unit."""
+    units = {w.lower() for unit in UNITS for w in data.get(unit, [])}
+    for key, said in data.get("relative-type", {}).items():
+        shift = _relative(key)
+        if shift is None:
+            continue
+        for phrase in (p.lower() for p in said):
+            phrases[phrase] = shift
+            if key in ("1 week ago", "1 month ago", "1 year ago"):
+                last.update(w[:PREFIX] for w in phrase.split() if w not in units and len(w) > 3)
+    counted = []
+    for key, patterns in data.get("relative-type-regex", {}).items():
+        shift = _relative(key)
+        if shift is not None:
+            sign = 1 if shift[0] > 0 else -1
+            counted += [(re.compile(_words(pattern)), sign, shift[1]) for pattern in patterns]
+    return counted
+
+
+def _numbers(data: dict) -> list[tuple[re.Pattern[str], str]]:
+    """Number words ('two', 'дв(а|е|ух)', 'три') with their digits."""
+    return [
+        (re.compile(_words(pattern)), digits)
+        for simplification in data.get("simplifications", [])
+        for pattern, digits in simplification.items()
+        if digits.isdigit()
+        and ("(" not in pattern.replace("(?:", "") or re.fullmatch(r"[^\W\d_]+\([^()]*\)", pattern))
+    ]
+
+
+@cache
+def vocabulary() -> _Vocabulary:
+    months: dict[str, int] = {}
+    month_prefixes: dict[str, int] = {}
+    month_stems: dict[str, int] = {}
+    weekdays: dict[str, int] = {}
+    weekday_stems: dict[str, int] = {}
+    last: set[str] = set()
+    phrases: dict[str, tuple[int, str]] = {}
+    counted: list[tuple[re.Pattern[str], int, str]] = []
+    numbers: list[tuple[re.Pattern[str], str]] = []
+    for data in filter(None, map(_data, LANGUAGES)):
+        month_prefixes |= _names(data, MONTHS, 1, months, month_stems)
+        _names(data, WEEKDAYS, 0, weekdays, weekday_stems)
+        counted += _relatives(data, phrases, last)
+        numbers += _numbers(data)
+    # One alternation per kind, so a message is read once and not once per phrase;
+    # the longest phrase is tried first ("day before yesterday" before "yesterday").
+    ordered = sorted(phrases, key=len, reverse=True)
+    return _Vocabulary(
+        months,
+        month_prefixes,
+        month_stems,
+        weekdays,
+        weekday_stems,
+        frozenset(last),
+        phrases,
+        _either([_words(re.escape(phrase)) for phrase in ordered]),
+        counted,
+        _either([pattern.pattern for pattern, _, _ in counted]),
+        numbers,
+        _either([pattern.pattern for pattern, _ in numbers]),
+        frozenset(
+            word
+            for text in [*phrases, *(pattern.pattern for pattern, _, _ in counted)]
+            for word in re.findall(r"[^\W\d_]{3,}", text)
+        ),
+    )
+
+
+def _either(patterns: list[str]) -> re.Pattern[str]:
+    """One pattern matching any of `patterns` (their groups made non-capturing)."""
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(re.sub(r"\((?!\?)", "(?:", p) for p in patterns))
+
+
+def _shift(at: date, count: int, unit: str) -> Mention:
+    if unit == "day":
+        return Mention("day", at + timedelta(days=count))
+    if unit == "week":
+        return Mention("day", at + timedelta(days=7 * count))
+    if unit == "month":
+        month = at.month - 1 + count
+        year = at.year + month // 12
+        return Mention("month", date(year, month % 12 + 1, 1))
+    return Mention("year", date(at.year + count, 1, 1))
+
+
+def _number(word: str, vocab: _Vocabulary) -> str:
+    for pattern, digits in vocab.numbers:
+        if pattern.fullmatch(word):
+            return digits
+    return word
+
+
+def _month_of(word: str, vocab: _Vocabulary) -> int | None:
+    if word in vocab.months:
+        return vocab.months[word]
+    if LATIN.match(word) or len(word) < 3:
+        return None
+    found = vocab.month_stems.get(stem(word))
+    if found is None and len(word) >= 5:
+        found = vocab.month_prefixes.get(word[:4])
+    return found
+
+
+def _weekday_of(word: str, vocab: _Vocabulary) -> int | None:
+    if word in vocab.weekdays:
+        return vocab.weekdays[word]
+    if LATIN.match(word) or len(word) < 4:
+        return None
+    return vocab.weekday_stems.get(stem(word))
+
+
+def _past_month(month: int, year: int | None, at: date) -> date:
+    """A month said without a year is the latest one not after `at` (people speak of
+    the past far more than of a future month)."""
+    if year is not None:
+        return date(year, month, 1)
+    return date(at.year if month <= at.month else at.year - 1, month, 1)
+
+
+def mentions(text: str, at: datetime | date) -> list[Mention]:
+    """The days, months and years `text` speaks of, resolved against `at`."""
+    today = at.date() if isinstance(at, datetime) else at
+    vocab = vocabulary()
+    lowered = text.lower()
+    found: list[Mention] = []
+    if vocab.triggers.isdisjoint(TOKEN.findall(lowered)):
+        return list(dict.fromkeys(_named(TOKEN.findall(lowered), today, vocab)))
+    for match in vocab.any_phrase.finditer(lowered):
+        count, unit = vocab.phrases[match.group(0)]
+        found.append(_shift(today, count, unit))
+    lowered = vocab.any_phrase.sub(" ", lowered)
+    numbered = vocab.any_number.sub(lambda m: _number(m.group(0), vocab), lowered)
+    for match in vocab.any_counted.finditer(numbered):
+        for pattern, sign, unit in vocab.counted:
+            exact = pattern.fullmatch(match.group(0))
+            if exact is None:
+                continue
+            try:
+                count = int(float(exact.group(1).replace(",", ".")))
+            except ValueError:
+                break
+            if 0 < count <= 100:
+                found.append(_shift(today, sign * count, unit))
+            break
+    found.extend(_named(TOKEN.findall(lowered), today, vocab))
+    return list(dict.fromkeys(found))
+
+
+def _named(tokens: list[str], today: date, vocab: _Vocabulary) -> list[Mention]:
+    """Month names with their day and year, weekday names, and bare years."""
+    found: list[Mention] = []
+    used: set[int] = set()
+    for i, token in enumerate(tokens):
+        before = tokens[i - 1] if i > 0 else ""
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        month = _month_of(token, vocab)
+        if month is not None:
+            day = next((int(t) for t in (before, after) if t.isdigit() and 1 <= int(t) <= 31), None)
+            year = next(
+                (int(t) for t in tokens[i + 1 : i + 4] if t.isdigit() and 1900 <= int(t) <= 2100),
+                None,
+            )
+            spelt = token in vocab.months and len(token) > 3
+            cues = LATIN_MONTH_CUES if LATIN.match(token) else CYRILLIC_MONTH_CUES
+            if not (spelt and not LATIN.match(token)) and day is None and year is None:
+                if before not in cues:
+                    continue
+            start = _past_month(month, year, today)
+            used.update(j for j in range(i + 1, i + 4) if j < len(tokens))
+            if day is not None and day <= monthrange(start.year, start.month)[1]:
+                found.append(Mention("day", start.replace(day=day)))
+            else:
+                found.append(Mention("month", start))
+            continue
+        weekday = _weekday_of(token, vocab)
+        if weekday is not None:
+            latin = bool(LATIN.match(token))
+            is_last = before[:PREFIX] in vocab.last_prefixes
+            if latin and not is_last and before not in ("on", "last", "this", "past"):
+                continue
+            back = (today.weekday() - weekday) % 7 or 7
+            found.append(Mention("day", today - timedelta(days=back)))
+            continue
+        if i not in used and token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100:
+            found.append(Mention("year", date(int(token), 1, 1)))
+    return found
+
+
+def terms(text: str, at: datetime | date) -> list[str]:
+    """The time terms of `text` for the lexical index or a query (see `Mention.terms`)."""
+    return list(dict.fromkeys(term for mention in mentions(text, at) for term in mention.terms()))
+
+
+def own_terms(at: datetime) -> list[str]:
+    """The terms of the day a message was said: what happened then is found by it too."""
+    return Mention("day", at.date()).terms()
