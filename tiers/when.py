@@ -45,6 +45,7 @@ CYRILLIC_MONTH_CUES = frozenset("в во у с з до к от від після
 PREFIX = 5
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+", re.UNICODE)
 LATIN = re.compile(r"^[a-z]+$")
+TIME_TERM = re.compile(r"^t[dmy]\d{4,8}$")
 
 
 @dataclass(frozen=True)
@@ -321,6 +322,11 @@ def _named(tokens: list[str], today: date, vocab: _Vocabulary) -> list[Mention]:
 def terms(text: str, at: datetime | date) -> list[str]:
     """The time terms of `text` for the lexical index or a query (see `Mention.terms`)."""
     return list(dict.fromkeys(term for mention in mentions(text, at) for term in mention.terms()))
+
+
+def is_term(word: str) -> bool:
+    """Whether an index word is a time term (`Mention.terms`) and not a stem."""
+    return TIME_TERM.match(word) is not None
 
 
 def own_terms(at: datetime) -> list[str]:

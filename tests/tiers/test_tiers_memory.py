@@ -201,3 +201,26 @@ def test_a_message_is_embedded_once_to_be_stored_and_recalled(
     assert seen == [[text]]
     memory.recall("plumber", now=clock())
     assert seen == [[text], ["plumber"]]
+
+
+def test_a_second_pass_finds_the_fact_that_shares_only_a_name(
+    memory: TieredMemory, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question "what does Anna's dog love?": one turn says whose dog, another what it loves,
+    and only the dog's name joins them. Without the second pass, turns about other
+    dogs and other loves fill the list first."""
+    store(memory, clock, "Anna finally adopted a dog, a scruffy terrier called Biscuit")
+    clock.advance(timedelta(days=3))
+    store(memory, clock, "Biscuit goes mad for squirrels at the allotment")
+    for name in ("Tom", "Lena", "Raj", "Olga", "Pete", "Mia", "Sam", "Ivy", "Noor", "Kai"):
+        clock.advance(timedelta(days=1))
+        store(memory, clock, f"{name}'s dog loves long walks and {name} loves the dog")
+    question = "What does Anna's dog love?"
+    now = clock() + timedelta(days=1)
+
+    def found(limit: int) -> list[str]:
+        return [item.text for item in memory.recall(question, now=now, limit=limit).items]
+
+    assert any("squirrels" in text for text in found(5))
+    monkeypatch.setattr("aniso.tiers.memory.SECOND_PASS_WEIGHT", 0.0)
+    assert not any("squirrels" in text for text in found(5))

@@ -81,6 +81,13 @@ def search_scored(
     terms = query_terms(query)
     if now is not None:
         terms += [term for term in when.terms(query, now) if term not in terms]
+    return search_terms(db, table, terms, limit=limit)
+
+
+def search_terms(
+    db: sqlite_utils.Database, table: str, terms: list[str], *, limit: int
+) -> list[tuple[int, float]]:
+    """`search_scored` for terms already stemmed (a second pass reads them off the index)."""
     expression = match_expression(selective_terms(db, table, terms))
     if not expression:
         return []
@@ -112,6 +119,29 @@ def selective_terms(
     if rows and not any(rows.get(term, 0) for term in kept):
         kept.add(min(rows, key=rows.__getitem__))
     return [term for term in terms if term in kept]
+
+
+def rare_terms(
+    db: sqlite_utils.Database, table: str, row_ids: list[int], *, skip: set[str], most: int
+) -> list[str]:
+    """The rarest terms of the rows `row_ids` that other rows hold too (fewest rows
+    first), time terms and `skip` left out: names, places and things, which carry a
+    topic across turns where common words do not; a term no other row holds finds
+    nothing new."""
+    terms: set[str] = set()
+    for (stems_of_row,) in select_in(
+        db, f"SELECT stems FROM {table} WHERE rowid IN ({{}})", row_ids
+    ):
+        terms.update(t for t in stems_of_row.split() if t not in skip and not when.is_term(t))
+    if not terms:
+        return []
+    rows = dict(
+        select_in(
+            db, f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({{}})", list(terms)
+        )
+    )
+    shared = [term for term in terms if rows.get(term, 0) >= 2]  # found elsewhere too
+    return sorted(shared, key=lambda t: (rows[t], t))[:most]
 
 
 def optimize(db: sqlite_utils.Database) -> None:
