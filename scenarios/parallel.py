@@ -1,0 +1,78 @@
+"""Scenario units in worker processes (`aniso scenarios run --jobs N`).
+
+Why processes and the spawn start method: a scenario's work is CPU-bound Python,
+llama.cpp and the encoder, so threads would share one interpreter lock; and neither
+llama.cpp nor chromadb is safe to fork once loaded, so each worker starts as a fresh
+interpreter. Each worker builds its own `Player` once (gateway, judge, encoder cache)
+and plays whole units; every unit already plays in its own data dir. Outcomes are put
+back in the units' order, so the report is the serial run's, whatever finished first.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+from aniso.core.settings import Settings
+from aniso.scenarios.report import Outcome
+from aniso.scenarios.runner import Player, Unit, unit_label
+from aniso.scenarios.suite import ScenarioError, Suite
+from aniso.scenarios.variants import RecordingGateway
+
+_player: Player | None = None
+"""The worker's player, built once by `_start` (one per process, never shared)."""
+
+
+def _start(
+    suites: Sequence[Suite], settings: Settings, replies: bool, judge_model: str | None
+) -> None:
+    global _player
+    judge = RecordingGateway(settings, model=judge_model) if judge_model else None
+    _player = Player.create(suites, settings, judge=judge, replies=replies)
+
+
+def _play(unit: Unit) -> Outcome:
+    assert _player is not None, "the worker was not started"
+    return _player.play(unit)
+
+
+def play_in_processes(
+    units: Sequence[Unit],
+    suites: Sequence[Suite],
+    settings: Settings,
+    *,
+    jobs: int,
+    replies: bool,
+    judge_model: str | None,
+    on_done: Callable[[str], None] | None = None,
+) -> list[Outcome]:
+    """Every unit's outcome, in the order of `units`; `on_done` as each one finishes.
+
+    The first failure stops the run: units not started are cancelled and the error
+    is raised as the serial run would raise it."""
+    context = multiprocessing.get_context("spawn")
+    outcomes: list[Outcome | None] = [None] * len(units)
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(units)),
+        mp_context=context,
+        initializer=_start,
+        initargs=(list(suites), settings, replies, judge_model),
+    )
+    try:
+        pending: dict[Future[Outcome], int] = {
+            pool.submit(_play, unit): index for index, unit in enumerate(units)
+        }
+        for future in as_completed(pending):
+            index = pending[future]
+            outcomes[index] = future.result()
+            if on_done is not None:
+                on_done(unit_label(suites, units[index]))
+    except BrokenProcessPool:
+        raise ScenarioError(
+            "a scenario worker process died (out of memory or killed); run again with fewer --jobs"
+        ) from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return [outcome for outcome in outcomes if outcome is not None]
