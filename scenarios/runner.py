@@ -215,6 +215,9 @@ class Player:
     judge: RecordingGateway | None
     embedder: CachedEmbedder
     truths: dict[tuple[int, int], tuple[Truth, list[datetime]]] = field(default_factory=dict)
+    scratch_root: Path | None = None
+    """Where units make their scratch folders (the system's temp dir when None); a
+    parallel run owns this folder and deletes it even when a worker is killed."""
 
     @classmethod
     def create(
@@ -225,11 +228,12 @@ class Player:
         gateway: RecordingGateway | None = None,
         judge: RecordingGateway | None = None,
         replies: bool = True,
+        scratch_root: Path | None = None,
     ) -> Player:
         if gateway is None:
             gateway = RecordingGateway(settings) if replies else ContextOnlyGateway(settings)
         embedder = CachedEmbedder(make_embedder(settings.embedding))
-        return cls(suites, settings, gateway, judge, embedder)
+        return cls(suites, settings, gateway, judge, embedder, scratch_root=scratch_root)
 
     def _truth(self, unit: Unit, scratch: Path) -> tuple[Truth, list[datetime]]:
         key = (unit.suite, unit.scenario)
@@ -244,7 +248,7 @@ class Player:
     def play(self, unit: Unit) -> Outcome:
         """The unit's outcome; its data dirs live in a scratch folder deleted on return."""
         suite = self.suites[unit.suite]
-        scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
+        scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-", dir=self.scratch_root))
         try:
             truth, times = self._truth(unit, scratch)
             return _run_one(
