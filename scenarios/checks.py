@@ -34,6 +34,12 @@ class Turn:
     """Exactly what the model received; the last one is the current user message."""
     reply: str
     error: str | None = None
+    replied: bool = True
+    """False when the run generated no replies (`--replies off`): `reply` is empty."""
+
+
+RAN = "ran"
+NOT_RUN = "not_run"
 
 
 @dataclass
@@ -42,6 +48,14 @@ class CheckResult:
     score: float | None
     reasons: list[str] = field(default_factory=list)
     detail: dict[str, object] = field(default_factory=dict)
+    status: str = RAN
+    """`not_run` when the check applied but needs something the run did not produce (a
+    reply, under `--replies off`); its score is then None, which is not a pass. A score
+    of None with `ran` means the check does not apply to the scenario or the variant."""
+
+
+def not_run(name: str, why: str) -> CheckResult:
+    return CheckResult(name, None, [f"not run: {why}"], status=NOT_RUN)
 
 
 @dataclass
@@ -185,16 +199,19 @@ def reply_shape(reply: str) -> str | None:
 
 def check_format(turns: list[Turn], truth: Truth) -> list[CheckResult]:
     """`format`: the instruction is in the system prompt AND the reply has the shape;
-    `format_prompt`: the instruction alone, which is memory's part of the job."""
+    `format_prompt`: the instruction alone, which is memory's part of the job. Without
+    a reply `format` is reported not run: a pass would claim a shape nobody saw."""
     if truth.format is None:
         none = ["the user never asked for a format"]
         return [CheckResult("format", None, none), CheckResult("format_prompt", None, none)]
     last = turns[-1]
     system = full_text([m for m in last.messages if m.get("role") == "system"])
     instructed = mentions(system, truth.format)
-    shape = reply_shape(last.reply)
     reasons = [] if instructed else [f"system prompt lacks format {truth.format.value!r}"]
     prompt = CheckResult("format_prompt", 1.0 if instructed else 0.0, list(reasons))
+    if not last.replied:
+        return [not_run("format", "no reply was generated (replies off)"), prompt]
+    shape = reply_shape(last.reply)
     if shape is None:
         reasons.append("no Markdown table or list in the reply")
     detail = {"instructed": instructed, "reply_shape": shape}

@@ -1,7 +1,10 @@
 """The run's report: JSON for scripts, a Markdown table for people, a PNG bar chart.
 
 Each metric of a variant is the mean over the scenarios where it applied; `n`
-says over how many. The chart is drawn like the paper's Figure 2: metrics on the
+says over how many. A check that applied but was not run (a reply check under
+`--replies off`) is counted apart as `not_run`, beside the mean of the rest, or with a
+mean of None when none ran: a summary with unrun checks must never read as all
+passed. The chart is drawn like the paper's Figure 2: metrics on the
 x axis, one bar per variant (see `chart`).
 """
 
@@ -12,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from aniso.scenarios.chart import draw_chart
+from aniso.scenarios.checks import NOT_RUN
 
 METRICS = (
     "privacy_leak",
@@ -42,6 +46,9 @@ class Outcome:
     turns: list[dict] = field(default_factory=list)
 
 
+Cell = dict[str, float | int | None]
+
+
 @dataclass
 class Report:
     model: str
@@ -49,29 +56,48 @@ class Report:
     variants: list[str]
     suites: list[str]
     outcomes: list[Outcome] = field(default_factory=list)
+    replies: bool = True
 
-    def summary(self) -> dict[str, dict[str, dict[str, float]]]:
-        """variant → metric → {"mean", "n"}."""
-        table: dict[str, dict[str, dict[str, float]]] = {}
+    def summary(self) -> dict[str, dict[str, Cell]]:
+        """variant → metric → {"mean", "n"}, plus "not_run" when some checks were not run."""
+        table: dict[str, dict[str, Cell]] = {}
         for variant in self.variants:
-            row: dict[str, dict[str, float]] = {}
+            row: dict[str, Cell] = {}
             for metric in METRICS:
-                scores = [s for s in self._scores(variant, metric) if s is not None]
+                found = self._scores(variant, metric)
+                scores = [s for s in found if s is not None and s is not NOT_RUN]
+                skipped = sum(s is NOT_RUN for s in found)
+                cell: Cell = {}
                 if scores:
-                    row[metric] = {"mean": round(sum(scores) / len(scores), 3), "n": len(scores)}
+                    cell = {"mean": round(sum(scores) / len(scores), 3), "n": len(scores)}
+                if skipped:
+                    cell = {"mean": None, "n": 0, **cell, "not_run": skipped}
+                if cell:
+                    row[metric] = cell
             table[variant] = row
         return table
 
-    def _scores(self, variant: str, metric: str) -> list[float | None]:
-        found = []
+    def _scores(self, variant: str, metric: str) -> list[object]:
+        """Each applicable score, None where the check did not apply, NOT_RUN where it
+        applied but was not run."""
+        found: list[object] = []
         for outcome in self.outcomes:
             if outcome.variant != variant:
                 continue
             if metric in outcome.checks:
-                found.append(outcome.checks[metric]["score"])
+                check = outcome.checks[metric]
+                found.append(NOT_RUN if check.get("status") == NOT_RUN else check["score"])
             elif outcome.judge and metric in outcome.judge.get("scores", {}):
                 found.append(outcome.judge["scores"][metric])
         return found
+
+    def not_run(self) -> int:
+        """How many checks applied but were not run, over every outcome."""
+        return sum(
+            check.get("status") == NOT_RUN
+            for outcome in self.outcomes
+            for check in outcome.checks.values()
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -79,6 +105,8 @@ class Report:
             "judge_model": self.judge_model,
             "variants": self.variants,
             "suites": self.suites,
+            "replies": "on" if self.replies else "off",
+            "not_run": self.not_run(),
             "summary": self.summary(),
             "outcomes": [asdict(o) for o in self.outcomes],
         }
@@ -90,19 +118,22 @@ class Report:
     def markdown(self) -> str:
         summary = self.summary()
         metrics = self.used_metrics()
+        model = f"`{self.model}`" if self.replies else "none (replies off)"
         lines = [
             f"# Scenario report ({', '.join(self.suites)})",
             "",
-            f"Reply model: `{self.model}`; judge: `{self.judge_model or 'none'}`. "
+            f"Reply model: {model}; judge: `{self.judge_model or 'none'}`. "
             "Each cell: mean score in [0, 1] (scenarios where the check applied).",
             "",
+        ]
+        if self.not_run():
+            lines += [f"**{not_run_notice(self.not_run())}**", ""]
+        lines += [
             "| variant | " + " | ".join(metrics) + " |",
             "|---|" + "---|" * len(metrics),
         ]
         for variant, row in summary.items():
-            cells = [
-                f"{row[m]['mean']:.2f} ({int(row[m]['n'])})" if m in row else "–" for m in metrics
-            ]
+            cells = [markdown_cell(row.get(m)) for m in metrics]
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
         lines += ["", "## Failures and judge reasons", ""]
         for outcome in self.outcomes:
@@ -132,3 +163,20 @@ class Report:
         paths["markdown"].write_text(self.markdown(), encoding="utf-8")
         draw_chart(self, paths["chart"])
         return {kind: str(path) for kind, path in paths.items()}
+
+
+def not_run_notice(count: int) -> str:
+    return (
+        f"NOT RUN: {count} check(s) that need a reply (replies were off); "
+        "they are neither passed nor failed."
+    )
+
+
+def markdown_cell(cell: Cell | None) -> str:
+    if cell is None:
+        return "–"
+    text = "" if cell["mean"] is None else f"{cell['mean']:.2f} ({int(cell['n'] or 0)})"
+    if cell.get("not_run"):
+        text = f"{text}, " if text else ""
+        text += f"not run ({cell['not_run']})"
+    return text

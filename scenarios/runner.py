@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from aniso.scenarios.suite import (
 from aniso.scenarios.variants import (
     Baseline,
     CachedEmbedder,
+    ContextOnlyGateway,
     History,
     RecordingGateway,
     Variant,
@@ -145,7 +146,9 @@ def _play(
             messages = gateway.requests[-1] if len(gateway.requests) > sent else []
             if not messages:
                 messages = [{"role": "user", "content": step.text}]
-            turns.append(checks.Turn(step.text, clock(), messages, reply, error))
+            if not gateway.replies:
+                reply = ""  # the stand-in is no reply; the report must not show it as one
+            turns.append(checks.Turn(step.text, clock(), messages, reply, error, gateway.replies))
         elif isinstance(step, Advance):
             move_to(clock() + parse_duration(step.advance))
         elif isinstance(step, Forget):
@@ -176,6 +179,94 @@ def evaluate(
     return {result.name: result for result in results}
 
 
+@dataclass(frozen=True)
+class Unit:
+    """One scenario under one variant: the piece of work a run is made of, by index so
+    that it travels to a worker process as three small values."""
+
+    suite: int
+    scenario: int
+    variant: str
+
+
+def plan_units(suites: Sequence[Suite], variants: Sequence[str]) -> list[Unit]:
+    """Every scenario × variant, in the report's order (suite, scenario, variant)."""
+    return [
+        Unit(s, c, name)
+        for s, suite in enumerate(suites)
+        for c in range(len(suite.scenarios))
+        for name in variants
+    ]
+
+
+def unit_label(suites: Sequence[Suite], unit: Unit) -> str:
+    suite = suites[unit.suite]
+    return f"{suite.name}/{suite.scenarios[unit.scenario].id}/{unit.variant}"
+
+
+@dataclass
+class Player:
+    """Plays units in this process: one gateway, one encoder cache, and each scenario's
+    truth built once and kept for its other variants."""
+
+    suites: Sequence[Suite]
+    settings: Settings
+    gateway: RecordingGateway
+    judge: RecordingGateway | None
+    embedder: CachedEmbedder
+    truths: dict[tuple[int, int], tuple[Truth, list[datetime]]] = field(default_factory=dict)
+    scratch_root: Path | None = None
+    """Where units make their scratch folders (the system's temp dir when None); a
+    parallel run owns this folder and deletes it even when a worker is killed."""
+
+    @classmethod
+    def create(
+        cls,
+        suites: Sequence[Suite],
+        settings: Settings,
+        *,
+        gateway: RecordingGateway | None = None,
+        judge: RecordingGateway | None = None,
+        replies: bool = True,
+        scratch_root: Path | None = None,
+    ) -> Player:
+        if gateway is None:
+            gateway = RecordingGateway(settings) if replies else ContextOnlyGateway(settings)
+        embedder = CachedEmbedder(make_embedder(settings.embedding))
+        return cls(suites, settings, gateway, judge, embedder, scratch_root=scratch_root)
+
+    def _truth(self, unit: Unit, scratch: Path) -> tuple[Truth, list[datetime]]:
+        key = (unit.suite, unit.scenario)
+        if key not in self.truths:
+            suite = self.suites[unit.suite]
+            scenario = suite.scenarios[unit.scenario]
+            times = message_times(scenario)
+            persona = suite.personas[scenario.persona_id]
+            self.truths[key] = (build_truth(scenario, persona, times, scratch / "truth"), times)
+        return self.truths[key]
+
+    def play(self, unit: Unit) -> Outcome:
+        """The unit's outcome; its data dirs live in a scratch folder deleted on return."""
+        suite = self.suites[unit.suite]
+        scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-", dir=self.scratch_root))
+        try:
+            truth, times = self._truth(unit, scratch)
+            return _run_one(
+                suite,
+                suite.scenarios[unit.scenario],
+                unit.variant,
+                truth,
+                times,
+                self.settings,
+                self.gateway,
+                self.judge,
+                scratch,
+                self.embedder,
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 def run_suites(
     suites: Sequence[Suite],
     *,
@@ -184,45 +275,56 @@ def run_suites(
     judge: RecordingGateway | None = None,
     gateway: RecordingGateway | None = None,
     on_step: Callable[[str], None] | None = None,
+    replies: bool = True,
+    jobs: int = 1,
 ) -> Report:
-    """Every scenario × variant; returns the report (not yet written)."""
+    """Every scenario × variant; returns the report (not yet written).
+
+    `replies=False` plays every turn without generating a reply (see
+    `ContextOnlyGateway`); checks that need one are reported not run. `jobs` > 1 plays
+    the units in that many worker processes (see `parallel`), which build their own
+    gateway and judge from the settings; the outcomes keep the serial order either
+    way. `on_step` is called with each unit's label once it is done.
+    """
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         raise ScenarioError(f"unknown variant {unknown[0]!r}; choose from {', '.join(VARIANTS)}")
-    gateway = gateway or RecordingGateway(settings)
-    report = Report(
-        model=gateway.model,
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    if judge is not None and not replies:
+        raise ValueError("a judge grades replies; it cannot run without them")
+    if gateway is not None and gateway.replies != replies:
+        raise ValueError("the gateway given does not match `replies`")
+    units = plan_units(suites, variants)
+    if jobs > 1 and len(units) > 1:
+        from aniso.scenarios.parallel import play_in_processes
+
+        outcomes = play_in_processes(
+            units,
+            suites,
+            settings,
+            jobs=jobs,
+            replies=replies,
+            judge_model=judge.model if judge else None,
+            on_done=on_step,
+        )
+        model = gateway.model if gateway else settings.model
+    else:
+        player = Player.create(suites, settings, gateway=gateway, judge=judge, replies=replies)
+        outcomes = []
+        for unit in units:
+            outcomes.append(player.play(unit))
+            if on_step is not None:
+                on_step(unit_label(suites, unit))
+        model = player.gateway.model
+    return Report(
+        model=model,
         judge_model=judge.model if judge else None,
         variants=list(variants),
         suites=[suite.name for suite in suites],
+        outcomes=outcomes,
+        replies=replies,
     )
-    scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
-    embedder = CachedEmbedder(make_embedder(settings.embedding))
-    try:
-        for suite in suites:
-            for scenario in suite.scenarios:
-                persona = suite.personas[scenario.persona_id]
-                times = message_times(scenario)
-                truth = build_truth(scenario, persona, times, scratch / "truth" / scenario.id)
-                for name in variants:
-                    if on_step is not None:
-                        on_step(f"{suite.name}/{scenario.id}/{name}")
-                    outcome = _run_one(
-                        suite,
-                        scenario,
-                        name,
-                        truth,
-                        times,
-                        settings,
-                        gateway,
-                        judge,
-                        scratch,
-                        embedder,
-                    )
-                    report.outcomes.append(outcome)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return report
 
 
 def _run_one(
@@ -265,7 +367,13 @@ def _run_one(
         variant=name,
         checks={key: asdict(result) for key, result in results.items()},
         turns=[
-            {"text": t.text, "at": t.at.isoformat(), "reply": t.reply, "error": t.error}
+            {
+                "text": t.text,
+                "at": t.at.isoformat(),
+                "reply": t.reply,
+                "error": t.error,
+                "replied": t.replied,
+            }
             for t in turns
         ],
     )

@@ -35,6 +35,9 @@ RAG_TOP_K = 4
 class RecordingGateway(LLMGateway):
     """The production gateway, keeping the messages of every streamed request."""
 
+    replies = True
+    """Whether `stream` returns the model's own reply (see `ContextOnlyGateway`)."""
+
     def __init__(self, settings: Settings, **options: object) -> None:
         super().__init__(settings, **options)  # type: ignore[arg-type]
         self.requests: list[list[Message]] = []
@@ -42,6 +45,27 @@ class RecordingGateway(LLMGateway):
     def stream(self, request: CompletionRequest) -> Iterator[str]:
         self.requests.append([dict(m) for m in request.messages])
         yield from super().stream(request)
+
+
+STAND_IN_REPLY = "(no reply: this scenario run generates none)"
+
+
+class ContextOnlyGateway(RecordingGateway):
+    """`--replies off`: records what would reach the model and answers with a fixed
+    stand-in, never loading or calling a model for replies.
+
+    Why a stand-in and not an empty reply: the chat path treats an empty reply as a
+    failed turn and stores it as one, which would change the very memory the
+    deterministic checks read. The stand-in keeps every turn on the ordinary path.
+    Completions other than replies (LLM profile extraction, when the settings turn
+    it on) still go to the model: they are part of the memory under test.
+    """
+
+    replies = False
+
+    def stream(self, request: CompletionRequest) -> Iterator[str]:
+        self.requests.append([dict(m) for m in request.messages])
+        yield STAND_IN_REPLY
 
 
 @dataclass
@@ -188,6 +212,7 @@ def rag_system(profile_text: str, snippets: list[tuple[datetime, str]], now: dat
 __all__ = [
     "SYSTEM_PREAMBLE",
     "CachedEmbedder",
+    "ContextOnlyGateway",
     "RecordingGateway",
     "Variant",
 ]
