@@ -1,10 +1,18 @@
-"""`aniso import`: load an export back, all or nothing.
+"""`aniso import`: load an export back, all or nothing, holding one record at a time.
 
-The file is parsed and validated completely (pydantic, then cross-record checks:
-duplicate ids, blocks filed under the wrong tier, links to blocks that are not
-there) before the database is touched; the first problem is reported with the file
-name and its location, e.g. `tiers.hot[3].episodes[0].at`. The write is one
-`BEGIN IMMEDIATE` transaction, so a failure halfway leaves the database as it was.
+Two passes over the file, each reading one record (a block with its episodes, a
+profile value, a link...) at a time, so a 100k-episode file never sits in RAM:
+
+1. `read_document` validates the whole file before the database is touched:
+   pydantic per record, then the cross-record checks (duplicate ids, blocks filed
+   under the wrong tier, links to blocks that are not there), keeping only ids. The
+   first problem is reported with the file name and its location, e.g.
+   `tiers.hot[3].episodes[0].at`. A file broken at 90% is refused with nothing
+   opened for writing.
+2. `write_document` reads it again inside one `BEGIN IMMEDIATE` transaction,
+   checking every record again as it writes, so a failure halfway (or a file changed
+   between the passes) leaves the database as it was.
+
 Every imported text passes through the privacy guard first: a file from elsewhere
 may hold what Aniso never stores.
 
@@ -16,14 +24,15 @@ shifting its ids past the existing ones.
 from __future__ import annotations
 
 import base64
+import codecs
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import sqlite_utils
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from aniso.core.db import transaction
 from aniso.core.errors import InputError
@@ -34,8 +43,12 @@ from aniso.data.document import (
     BlockRecord,
     EpisodeRecord,
     ExportDocument,
+    LinkRecord,
+    ProfileValueRecord,
+    TierEventRecord,
 )
 from aniso.data.export import cached
+from aniso.data.jsonstream import JsonReader, JsonSyntaxError
 from aniso.tiers import archive
 from aniso.tiers.index import lexical
 from aniso.tiers.model import TIERS
@@ -80,100 +93,224 @@ def _where(loc: Iterable[str | int]) -> str:
     return out or "the top level"
 
 
-def read_document(path: Path) -> ExportDocument:
-    """Parse and validate an export file; InputError names the file and the place."""
+@dataclass(frozen=True)
+class ExportFile:
+    """An export file read and validated to the end; `write_document` reads it again.
+
+    Nothing of the memory stays in RAM between the two passes, only these counts.
+    """
+
+    path: Path
+    blocks: dict[str, int]
+    episodes: int
+
+
+Item = tuple[str, str, Any]
+"""(section, tier or "", validated record) in file order."""
+
+
+class _Utf8:
+    """A binary file read as UTF-8 text, naming the byte where the decoding fails."""
+
+    def __init__(self, raw: IO[bytes], name: str) -> None:
+        self._raw = raw
+        self._name = name
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._read = 0
+
+    def read(self, size: int) -> str:
+        while True:
+            data = self._raw.read(size)
+            pending = len(self._decoder.getstate()[0])
+            try:
+                text = self._decoder.decode(data, final=not data)
+            except UnicodeDecodeError as error:
+                raise InputError(
+                    f"cannot import {self._name}: not UTF-8 text "
+                    f"(byte {self._read - pending + error.start}); is it an Aniso export?"
+                ) from None
+            self._read += len(data)
+            if text or not data:
+                return text
+
+
+class _Checks:
+    """Every check of an export, run record by record as the file streams past.
+
+    Per record: the schema (pydantic) and the tier it is filed under. Across records,
+    with only ids kept: duplicate ids, and links that join blocks not in the file
+    (checked at the end, since a file may list links before blocks). The rest of the
+    document (format, version, the sections being there) is checked as a skeleton
+    whose record lists are empty.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.blocks: dict[str, int] = {tier: 0 for tier in TIERS}
+        self.episodes = 0
+        self._ids: dict[str, set[int]] = {
+            k: set() for k in ("block", "episode", "profile value", "tier event")
+        }
+        self._pairs: set[tuple[int, int]] = set()
+        self._links: list[tuple[int, int, int]] = []
+
+    def fail(self, problem: str) -> InputError:
+        return InputError(f"cannot import {self.name}: {problem}")
+
+    def head(self, head: dict[str, Any], *, final: bool) -> None:
+        """Format first, then version, as soon as the file has told them."""
+        if "format" not in head and not final:
+            return
+        if head.get("format") != FORMAT:
+            raise self.fail(f'not an Aniso export (no "format": "{FORMAT}")')
+        if "schema_version" not in head and not final:
+            return
+        version = head.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise self.fail("schema_version must be a positive integer")
+        if version > SCHEMA_VERSION:
+            raise self.fail(
+                f"it was written by a newer Aniso (schema version {version}; "
+                f"this one reads up to {SCHEMA_VERSION}); upgrade Aniso first"
+            )
+
+    def valid(self, model: type[BaseModel], raw: Any, where: tuple[str | int, ...]) -> Any:
+        try:
+            return model.model_validate(raw)
+        except ValidationError as error:
+            raise self._invalid(error, where) from None
+
+    def _invalid(self, error: ValidationError, where: tuple[str | int, ...]) -> InputError:
+        first = error.errors()[0]
+        more = error.error_count() - 1
+        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        return self.fail(f"at {_where((*where, *first['loc']))}: {first['msg']}{tail}")
+
+    def _unique(self, what: str, value: int) -> None:
+        seen = self._ids[what]
+        if value in seen:
+            raise self.fail(f"duplicate {what} id {value}")
+        seen.add(value)
+
+    def record(self, section: str, tier: str, index: int, raw: Any) -> Any:
+        """Validate one record and check it against those before it."""
+        if section == "tiers":
+            block: BlockRecord = self.valid(BlockRecord, raw, ("tiers", tier, index))
+            if block.tier != tier:
+                raise self.fail(
+                    f"at tiers.{tier}[{index}]: a {block.tier} block is filed under {tier}"
+                )
+            self._unique("block", block.id)
+            for episode in block.episodes:
+                self._unique("episode", episode.id)
+            for item in block.archive:
+                self._unique("episode", item.episode.id)
+            self.blocks[tier] += 1
+            self.episodes += len(block.episodes)
+            return block
+        record = self.valid(SECTIONS[section], raw, (section, index))
+        if section == "loose_episodes":
+            self._unique("episode", record.id)
+            self.episodes += 1
+        elif section == "profile":
+            self._unique("profile value", record.id)
+        elif section == "tier_events":
+            self._unique("tier event", record.id)
+        else:
+            self._link(index, record)
+        return record
+
+    def _link(self, index: int, link: LinkRecord) -> None:
+        pair = (link.a, link.b)
+        if pair in self._pairs:
+            raise self.fail(f"duplicate link {link.a}–{link.b}")
+        self._pairs.add(pair)
+        if link.a >= link.b:
+            raise self.fail(f"at links[{index}]: a link needs a < b, got {link.a} and {link.b}")
+        self._links.append((index, link.a, link.b))
+
+    def finish(self, skeleton: dict[str, Any]) -> None:
+        """What only the whole file can tell: the document's shape and the links' ends."""
+        self.head(skeleton, final=True)
+        try:
+            ExportDocument.model_validate(skeleton)
+        except ValidationError as error:
+            raise self._invalid(error, ()) from None
+        blocks = self._ids["block"]
+        for index, a, b in self._links:
+            if a not in blocks or b not in blocks:
+                raise self.fail(f"at links[{index}]: it joins a block that is not in the file")
+
+
+SECTIONS: dict[str, type[BaseModel]] = {
+    "profile": ProfileValueRecord,
+    "loose_episodes": EpisodeRecord,
+    "links": LinkRecord,
+    "tier_events": TierEventRecord,
+}
+"""The top-level lists read record by record; `tiers` holds three more."""
+
+
+def _walk(reader: JsonReader, checks: _Checks) -> Iterator[Item]:
+    """Validated records in file order; the rest of the document becomes a skeleton."""
+    if reader.peek() != "{":
+        reader.value()  # a syntax error first, as a whole-file parse would report it
+        reader.end()
+        checks.head({}, final=True)
+    skeleton: dict[str, Any] = {}
+    for key in reader.members():
+        if key == "tiers" and reader.peek() == "{":
+            tiers: dict[str, Any] = {}
+            for tier in reader.members():
+                if tier in TIERS and reader.peek() == "[":
+                    for index, _ in enumerate(reader.elements()):
+                        yield "tiers", tier, checks.record("tiers", tier, index, reader.value())
+                    tiers[tier] = []
+                else:
+                    tiers[tier] = reader.value()
+            skeleton[key] = tiers
+        elif key in SECTIONS and reader.peek() == "[":
+            for index, _ in enumerate(reader.elements()):
+                yield key, "", checks.record(key, "", index, reader.value())
+            skeleton[key] = []
+        else:
+            skeleton[key] = reader.value()
+            checks.head(skeleton, final=False)
+    reader.end()
+    checks.finish(skeleton)
+
+
+def _items(path: Path, checks: _Checks) -> Iterator[Item]:
+    """Stream the file's validated records; InputError names the file and the place."""
     name = str(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise InputError(f"cannot import {name}: {size} bytes is larger than an export can be")
-        raw = path.read_bytes()
+        raw = path.open("rb")
     except OSError as error:
         raise InputError(f"cannot import {name}: {error.strerror or error}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"cannot import {name}: not UTF-8 text (byte {error.start}); is it an Aniso export?"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"cannot import {name}: not valid JSON at line {error.lineno} column {error.colno}: "
-            f"{error.msg} (truncated or edited?)"
-        ) from None
-    except RecursionError:
-        raise InputError(f"cannot import {name}: JSON nested too deeply") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f'cannot import {name}: not an Aniso export (no "format": "{FORMAT}")')
-    version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InputError(f"cannot import {name}: schema_version must be a positive integer")
-    if version > SCHEMA_VERSION:
-        raise InputError(
-            f"cannot import {name}: it was written by a newer Aniso (schema version {version}; "
-            f"this one reads up to {SCHEMA_VERSION}); upgrade Aniso first"
-        )
-    try:
-        document = ExportDocument.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        more = error.error_count() - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise InputError(
-            f"cannot import {name}: at {_where(first['loc'])}: {first['msg']}{tail}"
-        ) from None
-    check_consistency(document, name)
-    return document
+    with raw:
+        try:
+            yield from _walk(JsonReader(_Utf8(raw, name)), checks)
+        except JsonSyntaxError as error:
+            raise InputError(
+                f"cannot import {name}: not valid JSON at line {error.line} column "
+                f"{error.column}: {error.msg} (truncated or edited?)"
+            ) from None
+        except OSError as error:
+            raise InputError(f"cannot import {name}: {error.strerror or error}") from None
 
 
-def _duplicate(ids: Iterable[int]) -> int | None:
-    seen: set[int] = set()
-    for value in ids:
-        if value in seen:
-            return value
-        seen.add(value)
-    return None
+def read_document(path: Path) -> ExportFile:
+    """Validate an export file to its end, holding one record at a time.
 
-
-def check_consistency(document: ExportDocument, name: str) -> None:
-    """What the schema alone cannot say: ids unique, tiers right, references resolve."""
-
-    def fail(problem: str) -> None:
-        raise InputError(f"cannot import {name}: {problem}")
-
-    blocks = [(tier, i, b) for tier in TIERS for i, b in enumerate(getattr(document.tiers, tier))]
-    for tier, index, block in blocks:
-        if block.tier != tier:
-            fail(f"at tiers.{tier}[{index}]: a {block.tier} block is filed under {tier}")
-    block_ids = {b.id for _, _, b in blocks}
-    checks = {
-        "block id": (b.id for _, _, b in blocks),
-        "episode id": (e.id for e in all_episodes(document)),
-        "profile value id": (p.id for p in document.profile),
-        "tier event id": (e.id for e in document.tier_events),
-    }
-    for what, ids in checks.items():
-        dup = _duplicate(ids)
-        if dup is not None:
-            fail(f"duplicate {what} {dup}")
-    pairs = _duplicate(a * (1 << 32) + b for a, b in ((lk.a, lk.b) for lk in document.links))
-    if pairs is not None:
-        fail(f"duplicate link {pairs >> 32}–{pairs & 0xFFFFFFFF}")
-    for index, link in enumerate(document.links):
-        if link.a >= link.b:
-            fail(f"at links[{index}]: a link needs a < b, got {link.a} and {link.b}")
-        if link.a not in block_ids or link.b not in block_ids:
-            fail(f"at links[{index}]: it joins a block that is not in the file")
-
-
-def all_episodes(document: ExportDocument) -> Iterable[EpisodeRecord]:
-    for tier in TIERS:
-        for block in getattr(document.tiers, tier):
-            yield from block.episodes
-            yield from (item.episode for item in block.archive)
-    yield from document.loose_episodes
+    InputError names the file and the place, e.g. `tiers.hot[3].episodes[0].at`.
+    """
+    checks = _Checks(str(path))
+    for _ in _items(path, checks):
+        pass
+    return ExportFile(path=path, blocks=dict(checks.blocks), episodes=checks.episodes)
 
 
 @dataclass
@@ -303,10 +440,68 @@ class _Writer:
                 ],
             )
 
+    def profile(self, value: ProfileValueRecord) -> None:
+        shift = self.shift
+        payload = value.value
+        stored = (
+            json.dumps(
+                {k: self.text(v) if isinstance(v, str) else v for k, v in payload.items()},
+                ensure_ascii=False,
+            )
+            if isinstance(payload, dict)
+            else self.text(payload)
+        )
+        self.db.execute(
+            "INSERT INTO profile_values (id, field, value, since, source_episode, source, ended, "
+            "ended_by_episode, ended_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                value.id + shift.profile,
+                value.field,
+                stored,
+                value.since.isoformat(),
+                shift.e(value.source_episode),
+                value.source,
+                value.ended.isoformat() if value.ended else None,
+                shift.e(value.ended_by_episode),
+                self.maybe(value.ended_reason),
+            ],
+        )
+
+    def link(self, link: LinkRecord) -> None:
+        self.db.execute(
+            "INSERT INTO links (a, b, weight, uses, reason, updated) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                self.shift.b(link.a),
+                self.shift.b(link.b),
+                link.weight,
+                link.uses,
+                link.reason,
+                link.updated.isoformat(),
+            ],
+        )
+
+    def event(self, event: TierEventRecord) -> None:
+        detail = dict(event.detail)
+        if isinstance(detail.get("new_block"), int):
+            detail["new_block"] = self.shift.b(detail["new_block"])
+        self.db.execute(
+            "INSERT INTO tier_events (id, at, block_id, kind, from_tier, to_tier, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                event.id + self.shift.event,
+                event.at.isoformat(),
+                self.shift.b(event.block_id),
+                event.kind,
+                event.from_tier,
+                event.to_tier,
+                json.dumps(detail),
+            ],
+        )
+
 
 def write_document(
     db: sqlite_utils.Database,
-    document: ExportDocument,
+    document: ExportFile,
     *,
     mode: Mode,
     redact: Redact,
@@ -314,30 +509,38 @@ def write_document(
     at: str,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Write the document in one transaction; nothing is written if anything fails."""
-    report = ImportReport(path=path, mode=mode)
+    """Write a validated file in one transaction; nothing is written if anything fails.
+
+    The file is read again, record by record, and checked again as it goes: if it
+    changed since `read_document`, the check fails and the transaction rolls back.
+    """
+    report = ImportReport(path=path, mode=mode, blocks={tier: 0 for tier in TIERS})
     with transaction(db):
         if mode == "replace":
             for table in MEMORY_TABLES:
                 db.execute(f"DELETE FROM {table}")
         shift = _Offsets() if mode == "replace" else _Offsets.past(db)
         writer = _Writer(db, redact, shift)
-        for tier in TIERS:
-            report.blocks[tier] = 0
-            for block in getattr(document.tiers, tier):
-                writer.block(block)
+        for section, tier, record in _items(document.path, _Checks(str(document.path))):
+            if section == "tiers":
+                writer.block(record)
                 report.blocks[tier] += 1
-                report.episodes += len(block.episodes)
-                report.archived += len(block.archive)
+                report.episodes += len(record.episodes)
+                report.archived += len(record.archive)
                 if progress is not None:
                     progress(1)
-        for episode in document.loose_episodes:
-            writer.episode(episode, None)
-            report.episodes += 1
-        _write_rest(db, document, writer)
-        report.profile_values = len(document.profile)
-        report.links = len(document.links)
-        report.tier_events = len(document.tier_events)
+            elif section == "loose_episodes":
+                writer.episode(record, None)
+                report.episodes += 1
+            elif section == "profile":
+                writer.profile(record)
+                report.profile_values += 1
+            elif section == "links":
+                writer.link(record)
+                report.links += 1
+            else:
+                writer.event(record)
+                report.tier_events += 1
         report.redacted = writer.redacted
         _queue_vectors(db, shift)
         db.execute(
@@ -359,61 +562,3 @@ def _queue_vectors(db: sqlite_utils.Database, shift: _Offsets) -> None:
         "WHERE id > ? AND summary != '' AND status = 'active' AND tier != 'hot'",
         [shift.block],
     )
-
-
-def _write_rest(db: sqlite_utils.Database, document: ExportDocument, writer: _Writer) -> None:
-    shift = writer.shift
-    for value in document.profile:
-        payload = value.value
-        stored = (
-            json.dumps(
-                {k: writer.text(v) if isinstance(v, str) else v for k, v in payload.items()},
-                ensure_ascii=False,
-            )
-            if isinstance(payload, dict)
-            else writer.text(payload)
-        )
-        db.execute(
-            "INSERT INTO profile_values (id, field, value, since, source_episode, source, ended, "
-            "ended_by_episode, ended_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                value.id + shift.profile,
-                value.field,
-                stored,
-                value.since.isoformat(),
-                shift.e(value.source_episode),
-                value.source,
-                value.ended.isoformat() if value.ended else None,
-                shift.e(value.ended_by_episode),
-                writer.maybe(value.ended_reason),
-            ],
-        )
-    for link in document.links:
-        db.execute(
-            "INSERT INTO links (a, b, weight, uses, reason, updated) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                shift.b(link.a),
-                shift.b(link.b),
-                link.weight,
-                link.uses,
-                link.reason,
-                link.updated.isoformat(),
-            ],
-        )
-    for event in document.tier_events:
-        detail = dict(event.detail)
-        if isinstance(detail.get("new_block"), int):
-            detail["new_block"] = shift.b(detail["new_block"])
-        db.execute(
-            "INSERT INTO tier_events (id, at, block_id, kind, from_tier, to_tier, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                event.id + shift.event,
-                event.at.isoformat(),
-                shift.b(event.block_id),
-                event.kind,
-                event.from_tier,
-                event.to_tier,
-                json.dumps(detail),
-            ],
-        )
