@@ -120,8 +120,9 @@ class JsonReader:
     def _may_go_on(self, end: int) -> bool:
         """Whether a number ending at `end` may go on in the next read ("1" of "12",
         "0" of "0.5", "1" of "1e+5")."""
-        tail = self._buffer[end:]
-        return len(tail) <= 2 and all(char in ".eE+-" for char in tail)
+        if len(self._buffer) - end > 2:
+            return False
+        return all(char in ".eE+-" for char in self._buffer[end:])
 
     def _cut(self, error: json.JSONDecodeError) -> bool:
         """Whether the error may come from the window ending inside the value."""
