@@ -24,7 +24,8 @@ from aniso.bench.scale import bench_settings, close
 from aniso.core.clock import SimulatedClock
 from aniso.core.db import writer_lock
 from aniso.data.export import export_json
-from aniso.data.importer import read_document, write_document
+from aniso.data.importer import write_document
+from aniso.data.reading import read_document
 from aniso.services import build
 
 

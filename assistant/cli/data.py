@@ -77,7 +77,8 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
     """Import an export (validated first; all or nothing; through the privacy guard)."""
     from aniso.core.db import writer_lock
     from aniso.data import forget
-    from aniso.data.importer import read_document, write_document
+    from aniso.data.importer import write_document
+    from aniso.data.reading import read_document
 
     document = read_document(Path(file))  # before opening the store: a bad file touches nothing
     services = _root(ctx).services()

@@ -14,7 +14,8 @@ from helpers import one_line_error, run_cli
 from aniso.cli import main
 from aniso.core.db import open_db
 from aniso.data.export import export_json
-from aniso.data.importer import read_document, write_document
+from aniso.data.importer import write_document
+from aniso.data.reading import read_document
 from aniso.tiers.model import TIERS
 
 AT = "2026-01-05T19:00:00+00:00"
