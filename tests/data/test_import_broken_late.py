@@ -177,3 +177,24 @@ def test_the_unbroken_export_imports_whole(exported: Path, data_dir: Path) -> No
     report = json.loads(result.output)
     assert sum(report["blocks"].values()) == BLOCKS
     assert report["links"] == BLOCKS - 1
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [{"indent": 2}, {"separators": (",", ":")}, {"sort_keys": True, "indent": "\t"}],
+)
+def test_every_layout_of_an_export_imports_the_same(
+    exported: Path, data_dir: Path, tmp_path: Path, layout: dict
+) -> None:
+    """Pretty-printed, minified or reordered by another tool: the same memory comes back."""
+    original = exported.read_bytes()
+    relaid = tmp_path / "relaid.json"
+    relaid.write_text(json.dumps(json.loads(original), **layout), encoding="utf-8")
+    again = tmp_path / "again.json"
+    db = open_db(data_dir)
+    try:
+        write_document(db, read_document(relaid), mode="replace", redact=str, path="r", at=AT)
+        export_json(db, again)
+    finally:
+        db.conn.close()
+    assert again.read_bytes() == original
