@@ -37,8 +37,10 @@ def export(services: Services, path: Path) -> Path:
     from aniso.data.export import export_json
     from aniso.data.markdown import export_markdown
 
-    writer = export_markdown if path.suffix.lower() == ".md" else export_json
-    report = writer(services.db, path, redact=services.redact_text)
+    if path.suffix.lower() == ".md":
+        report = export_markdown(services.db, path, redact=services.redact_text)
+    else:
+        report = export_json(services.db, path)  # the store is already guarded
     return Path(report.path)
 
 

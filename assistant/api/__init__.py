@@ -205,8 +205,10 @@ class Memory:
             raise InputError(f"unknown export format {format!r}: use json or md")
         with self._lock:
             services = self._services()
-            writer = export_markdown if format == "md" else export_json
-            report = writer(services.db, Path(path), redact=services.redact_text)
+            if format == "md":
+                report = export_markdown(services.db, Path(path), redact=services.redact_text)
+            else:
+                report = export_json(services.db, Path(path))  # the store is already guarded
             return report.as_dict()
 
     def compact(self) -> dict[str, Any]:

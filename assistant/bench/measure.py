@@ -45,3 +45,21 @@ def rss_mb() -> float:
 def peak_rss_mb() -> float:
     """The process's peak resident set size so far (Linux reports it in KiB)."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def own_peak_rss_mb() -> float:
+    """This process's own peak RSS since its exec, from /proc (VmHWM); else `peak_rss_mb`.
+
+    `ru_maxrss` (of the process, or of a child as its parent reads it) carries over
+    the peak of the process image that exec replaced: a child started by a 480 MB
+    bench reports at least 480 MB, whatever it did itself. VmHWM belongs to the
+    running image alone.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return peak_rss_mb()

@@ -17,7 +17,6 @@ import click
 
 from aniso.cli.progress import Bar
 from aniso.core.errors import InputError
-from aniso.tiers.model import TIERS
 
 
 def _root(ctx: click.Context) -> Any:
@@ -47,9 +46,13 @@ def export_command(ctx: click.Context, out: str, fmt: str, as_json: bool) -> Non
 
     services = _root(ctx).services()
     bar = Bar("exporting", count_blocks(services.db), quiet=as_json)
-    writer = export_json if fmt == "json" else export_markdown
     try:
-        report = writer(services.db, Path(out), redact=services.redact_text, progress=bar.advance)
+        if fmt == "json":  # the store is already guarded: no second scan
+            report = export_json(services.db, Path(out), progress=bar.advance)
+        else:
+            report = export_markdown(
+                services.db, Path(out), redact=services.redact_text, progress=bar.advance
+            )
     finally:
         bar.stop()
     if as_json:
@@ -74,12 +77,12 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
     """Import an export (validated first; all or nothing; through the privacy guard)."""
     from aniso.core.db import writer_lock
     from aniso.data import forget
-    from aniso.data.importer import read_document, write_document
+    from aniso.data.importer import write_document
+    from aniso.data.reading import read_document
 
     document = read_document(Path(file))  # before opening the store: a bad file touches nothing
     services = _root(ctx).services()
-    total = sum(len(getattr(document.tiers, t)) for t in TIERS)
-    bar = Bar("importing", total, quiet=as_json)
+    bar = Bar("importing", sum(document.blocks.values()), quiet=as_json)
     try:
         erasure = None
         with writer_lock(services.settings.data_dir):

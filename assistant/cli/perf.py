@@ -305,7 +305,8 @@ def compact_command(episodes: int, as_json: bool) -> None:
 @click.option("--vectors", is_flag=True, help="Also time re-embedding after the import.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
-    """Export (JSON, Markdown) and import time and size for a compacted synthetic memory."""
+    """Export (JSON, Markdown) and import time, size and peak RSS (each in its own
+    process) for a compacted synthetic memory."""
     from aniso.bench.data import run
 
     if episodes < 1:
@@ -317,13 +318,15 @@ def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
         return
     click.echo(
         f"{result['episodes']:,} episodes ({result['archived']:,} archived): export JSON "
-        f"{result['export_json_s']} s, {result['export_json_bytes']:,} bytes; Markdown "
-        f"{result['export_md_s']} s, {result['export_md_bytes']:,} bytes"
+        f"{result['export_json_s']} s, {result['export_json_bytes']:,} bytes, peak RSS "
+        f"{result['export_peak_rss_mb']} MB ({result['export_process_s']} s as a process); "
+        f"Markdown {result['export_md_s']} s, {result['export_md_bytes']:,} bytes"
     )
     click.echo(
         f"import: validate {result['import_validate_s']} s, write {result['import_write_s']} s"
         + (f", vectors {result['import_vectors_s']} s" if "import_vectors_s" in result else "")
-        + f"; round trip identical: {result['round_trip_identical']}"
+        + f", peak RSS {result['import_peak_rss_mb']} MB ({result['import_process_s']} s as a "
+        f"process); round trip identical: {result['round_trip_identical']}"
     )
 
 

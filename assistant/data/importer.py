@@ -1,10 +1,15 @@
-"""`aniso import`: load an export back, all or nothing.
+"""`aniso import`: load an export back, all or nothing, holding one record at a time.
 
-The file is parsed and validated completely (pydantic, then cross-record checks:
-duplicate ids, blocks filed under the wrong tier, links to blocks that are not
-there) before the database is touched; the first problem is reported with the file
-name and its location, e.g. `tiers.hot[3].episodes[0].at`. The write is one
-`BEGIN IMMEDIATE` transaction, so a failure halfway leaves the database as it was.
+Two passes over the file, each reading one record (a block with its episodes, a
+profile value, a link...) at a time, so a 100k-episode file never sits in RAM:
+
+1. `read_document` (`aniso.data.reading`) validates the whole file before the store
+   is touched: pydantic per record, then the cross-record checks, keeping only ids.
+   A file broken at 90% is refused with nothing opened for writing.
+2. `write_document` reads it again inside one `BEGIN IMMEDIATE` transaction,
+   checking every record again as it writes, so a failure halfway (or a file changed
+   between the passes) leaves the database as it was.
+
 Every imported text passes through the privacy guard first: a file from elsewhere
 may hold what Aniso never stores.
 
@@ -17,31 +22,28 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import sqlite_utils
-from pydantic import ValidationError
 
 from aniso.core.db import transaction
-from aniso.core.errors import InputError
 from aniso.core.ports import Redact
 from aniso.data.document import (
-    FORMAT,
-    SCHEMA_VERSION,
     BlockRecord,
     EpisodeRecord,
-    ExportDocument,
+    LinkRecord,
+    ProfileValueRecord,
+    TierEventRecord,
 )
 from aniso.data.export import cached
+from aniso.data.reading import ExportFile, items
 from aniso.tiers import archive
 from aniso.tiers.index import lexical
 from aniso.tiers.model import TIERS
 
 Mode = Literal["merge", "replace"]
-MAX_FILE_BYTES = 4 * 1024**3
 MEMORY_TABLES = (
     "episodes",
     "blocks",
@@ -71,109 +73,6 @@ class ImportReport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _where(loc: Iterable[str | int]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "the top level"
-
-
-def read_document(path: Path) -> ExportDocument:
-    """Parse and validate an export file; InputError names the file and the place."""
-    name = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"cannot import {name}: {size} bytes is larger than an export can be")
-        raw = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot import {name}: {error.strerror or error}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"cannot import {name}: not UTF-8 text (byte {error.start}); is it an Aniso export?"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"cannot import {name}: not valid JSON at line {error.lineno} column {error.colno}: "
-            f"{error.msg} (truncated or edited?)"
-        ) from None
-    except RecursionError:
-        raise InputError(f"cannot import {name}: JSON nested too deeply") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f'cannot import {name}: not an Aniso export (no "format": "{FORMAT}")')
-    version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InputError(f"cannot import {name}: schema_version must be a positive integer")
-    if version > SCHEMA_VERSION:
-        raise InputError(
-            f"cannot import {name}: it was written by a newer Aniso (schema version {version}; "
-            f"this one reads up to {SCHEMA_VERSION}); upgrade Aniso first"
-        )
-    try:
-        document = ExportDocument.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        more = error.error_count() - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise InputError(
-            f"cannot import {name}: at {_where(first['loc'])}: {first['msg']}{tail}"
-        ) from None
-    check_consistency(document, name)
-    return document
-
-
-def _duplicate(ids: Iterable[int]) -> int | None:
-    seen: set[int] = set()
-    for value in ids:
-        if value in seen:
-            return value
-        seen.add(value)
-    return None
-
-
-def check_consistency(document: ExportDocument, name: str) -> None:
-    """What the schema alone cannot say: ids unique, tiers right, references resolve."""
-
-    def fail(problem: str) -> None:
-        raise InputError(f"cannot import {name}: {problem}")
-
-    blocks = [(tier, i, b) for tier in TIERS for i, b in enumerate(getattr(document.tiers, tier))]
-    for tier, index, block in blocks:
-        if block.tier != tier:
-            fail(f"at tiers.{tier}[{index}]: a {block.tier} block is filed under {tier}")
-    block_ids = {b.id for _, _, b in blocks}
-    checks = {
-        "block id": (b.id for _, _, b in blocks),
-        "episode id": (e.id for e in all_episodes(document)),
-        "profile value id": (p.id for p in document.profile),
-        "tier event id": (e.id for e in document.tier_events),
-    }
-    for what, ids in checks.items():
-        dup = _duplicate(ids)
-        if dup is not None:
-            fail(f"duplicate {what} {dup}")
-    pairs = _duplicate(a * (1 << 32) + b for a, b in ((lk.a, lk.b) for lk in document.links))
-    if pairs is not None:
-        fail(f"duplicate link {pairs >> 32}–{pairs & 0xFFFFFFFF}")
-    for index, link in enumerate(document.links):
-        if link.a >= link.b:
-            fail(f"at links[{index}]: a link needs a < b, got {link.a} and {link.b}")
-        if link.a not in block_ids or link.b not in block_ids:
-            fail(f"at links[{index}]: it joins a block that is not in the file")
-
-
-def all_episodes(document: ExportDocument) -> Iterable[EpisodeRecord]:
-    for tier in TIERS:
-        for block in getattr(document.tiers, tier):
-            yield from block.episodes
-            yield from (item.episode for item in block.archive)
-    yield from document.loose_episodes
 
 
 @dataclass
@@ -305,10 +204,68 @@ class _Writer:
             if item.status == "archived":  # findable while packed, as after compaction
                 lexical.index_episode(self.db, row["id"], row["user_text"], row["at"])
 
+    def profile(self, value: ProfileValueRecord) -> None:
+        shift = self.shift
+        payload = value.value
+        stored = (
+            json.dumps(
+                {k: self.text(v) if isinstance(v, str) else v for k, v in payload.items()},
+                ensure_ascii=False,
+            )
+            if isinstance(payload, dict)
+            else self.text(payload)
+        )
+        self.db.execute(
+            "INSERT INTO profile_values (id, field, value, since, source_episode, source, ended, "
+            "ended_by_episode, ended_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                value.id + shift.profile,
+                value.field,
+                stored,
+                value.since.isoformat(),
+                shift.e(value.source_episode),
+                value.source,
+                value.ended.isoformat() if value.ended else None,
+                shift.e(value.ended_by_episode),
+                self.maybe(value.ended_reason),
+            ],
+        )
+
+    def link(self, link: LinkRecord) -> None:
+        self.db.execute(
+            "INSERT INTO links (a, b, weight, uses, reason, updated) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                self.shift.b(link.a),
+                self.shift.b(link.b),
+                link.weight,
+                link.uses,
+                link.reason,
+                link.updated.isoformat(),
+            ],
+        )
+
+    def event(self, event: TierEventRecord) -> None:
+        detail = dict(event.detail)
+        if isinstance(detail.get("new_block"), int):
+            detail["new_block"] = self.shift.b(detail["new_block"])
+        self.db.execute(
+            "INSERT INTO tier_events (id, at, block_id, kind, from_tier, to_tier, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                event.id + self.shift.event,
+                event.at.isoformat(),
+                self.shift.b(event.block_id),
+                event.kind,
+                event.from_tier,
+                event.to_tier,
+                json.dumps(detail),
+            ],
+        )
+
 
 def write_document(
     db: sqlite_utils.Database,
-    document: ExportDocument,
+    document: ExportFile,
     *,
     mode: Mode,
     redact: Redact,
@@ -316,30 +273,38 @@ def write_document(
     at: str,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Write the document in one transaction; nothing is written if anything fails."""
-    report = ImportReport(path=path, mode=mode)
+    """Write a validated file in one transaction; nothing is written if anything fails.
+
+    The file is read again, record by record, and checked again as it goes: if it
+    changed since `read_document`, the check fails and the transaction rolls back.
+    """
+    report = ImportReport(path=path, mode=mode, blocks={tier: 0 for tier in TIERS})
     with transaction(db):
         if mode == "replace":
             for table in MEMORY_TABLES:
                 db.execute(f"DELETE FROM {table}")
         shift = _Offsets() if mode == "replace" else _Offsets.past(db)
         writer = _Writer(db, redact, shift)
-        for tier in TIERS:
-            report.blocks[tier] = 0
-            for block in getattr(document.tiers, tier):
-                writer.block(block)
+        for section, tier, record in items(document.path):
+            if section == "tiers":
+                writer.block(record)
                 report.blocks[tier] += 1
-                report.episodes += len(block.episodes)
-                report.archived += len(block.archive)
+                report.episodes += len(record.episodes)
+                report.archived += len(record.archive)
                 if progress is not None:
                     progress(1)
-        for episode in document.loose_episodes:
-            writer.episode(episode, None)
-            report.episodes += 1
-        _write_rest(db, document, writer)
-        report.profile_values = len(document.profile)
-        report.links = len(document.links)
-        report.tier_events = len(document.tier_events)
+            elif section == "loose_episodes":
+                writer.episode(record, None)
+                report.episodes += 1
+            elif section == "profile":
+                writer.profile(record)
+                report.profile_values += 1
+            elif section == "links":
+                writer.link(record)
+                report.links += 1
+            else:
+                writer.event(record)
+                report.tier_events += 1
         report.redacted = writer.redacted
         _queue_vectors(db, shift)
         db.execute(
@@ -366,61 +331,3 @@ def _queue_vectors(db: sqlite_utils.Database, shift: _Offsets) -> None:
         "FROM archive WHERE episode_id > ? AND status = 'archived'",
         [shift.episode],
     )
-
-
-def _write_rest(db: sqlite_utils.Database, document: ExportDocument, writer: _Writer) -> None:
-    shift = writer.shift
-    for value in document.profile:
-        payload = value.value
-        stored = (
-            json.dumps(
-                {k: writer.text(v) if isinstance(v, str) else v for k, v in payload.items()},
-                ensure_ascii=False,
-            )
-            if isinstance(payload, dict)
-            else writer.text(payload)
-        )
-        db.execute(
-            "INSERT INTO profile_values (id, field, value, since, source_episode, source, ended, "
-            "ended_by_episode, ended_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                value.id + shift.profile,
-                value.field,
-                stored,
-                value.since.isoformat(),
-                shift.e(value.source_episode),
-                value.source,
-                value.ended.isoformat() if value.ended else None,
-                shift.e(value.ended_by_episode),
-                writer.maybe(value.ended_reason),
-            ],
-        )
-    for link in document.links:
-        db.execute(
-            "INSERT INTO links (a, b, weight, uses, reason, updated) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                shift.b(link.a),
-                shift.b(link.b),
-                link.weight,
-                link.uses,
-                link.reason,
-                link.updated.isoformat(),
-            ],
-        )
-    for event in document.tier_events:
-        detail = dict(event.detail)
-        if isinstance(detail.get("new_block"), int):
-            detail["new_block"] = shift.b(detail["new_block"])
-        db.execute(
-            "INSERT INTO tier_events (id, at, block_id, kind, from_tier, to_tier, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                event.id + shift.event,
-                event.at.isoformat(),
-                shift.b(event.block_id),
-                event.kind,
-                event.from_tier,
-                event.to_tier,
-                json.dumps(detail),
-            ],
-        )

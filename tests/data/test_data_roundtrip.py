@@ -17,7 +17,8 @@ from aniso.core.clock import SimulatedClock
 from aniso.core.db import open_db
 from aniso.core.settings import load_settings
 from aniso.data.export import export_json
-from aniso.data.importer import read_document, write_document
+from aniso.data.importer import write_document
+from aniso.data.reading import read_document
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.services import build
 from aniso.tiers.model import TIERS

@@ -19,7 +19,8 @@ from aniso.cli import main
 from aniso.core.db import open_db
 from aniso.core.errors import StoreError
 from aniso.data.document import MAX_TEXT
-from aniso.data.importer import read_document, write_document
+from aniso.data.importer import write_document
+from aniso.data.reading import read_document
 
 FUZZ = settings(
     max_examples=25,
