@@ -11,6 +11,7 @@ without generating replies, and reports the checks that need one as not run.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,9 @@ def run(
     total = sum(len(s.scenarios) for s in loaded) * len(names)
     # The bar is for a person watching: not under --json, nor when output is piped.
     bar = Bar("scenarios", total, quiet=as_json or not sys.stdout.isatty())
+    # A SIGTERM (a `timeout`, a CI runner) ends the run like Ctrl-C does, so the
+    # scratch folders, which hold the `history` variant's verbatim transcripts, go too.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         report = run_suites(
             loaded,
@@ -103,6 +107,7 @@ def run(
             jobs=workers,
         )
     finally:
+        signal.signal(signal.SIGTERM, previous)
         bar.stop()
     try:
         paths = report.write(out_dir)
@@ -125,6 +130,10 @@ def run(
 
         click.echo(not_run_notice(report.not_run()))
     click.echo(f"report: {paths['markdown']}, {paths['json']}; chart: {paths['chart']}")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _jobs(text: str) -> int:

@@ -10,8 +10,11 @@ never as passed. `--jobs 2` must give the report `--jobs 1` gives.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -204,3 +207,31 @@ def test_a_summary_with_unrun_checks_never_reads_as_passed() -> None:
     assert report.summary()["aniso"]["format"] == {"mean": 1.0, "n": 1, "not_run": 1}
     assert report.not_run() == 1
     assert "1.00 (1), not run (1)" in report.markdown()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_terminated_run_leaves_no_scratch_folder(suite: Path, tmp_path: Path, jobs: str) -> None:
+    """SIGTERM (a `timeout`, a CI runner) ends a run as Ctrl-C does: the scratch
+    folders, where the `history` variant keeps what the user said verbatim, go too."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-c", NO_MODEL, "--data-dir", str(tmp_path / "home")]
+        + ["scenarios", "run", "--suite", str(suite), "--variants", "history,aniso"]
+        + ["--replies", "off", "--jobs", jobs, "--out", str(tmp_path / "out")],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(1200):  # wait (at most 10 minutes) until a scenario is under way
+            if any(scratch.glob("aniso-scenarios-*")) or process.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=300)
+    finally:
+        process.kill()
+    assert b"Traceback" not in stderr
+    assert not list(scratch.glob("aniso-scenarios-*"))
