@@ -219,7 +219,7 @@ class TieredMemory:
         fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
         scores = fuse_lists([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
         scores = _evident_archive(scores, lexical_hits, dense_hits)
-        scores = self._second_pass(query, scores)
+        scores = self._second_pass(query, scores, {key for key, _ in lexical_hits})
         excluded = set(exclude_episodes)
         items, archived = self._materialise(scores, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, items), archived)
@@ -233,17 +233,24 @@ class TieredMemory:
             warnings.append(self.dense.degraded)
         return RecallResult(items=deduped, warnings=warnings)
 
-    def _second_pass(self, query: str, scores: dict[str, float]) -> dict[str, float]:
+    def _second_pass(
+        self, query: str, scores: dict[str, float], worded: set[str]
+    ) -> dict[str, float]:
         """Search again with the rarest words of the best episodes found (their names,
         places, things), and add what that finds below the first pass.
 
         A question that needs two facts ("what do Anna's two dogs like?") often shares
         words with only one of them; the turn that holds the other shares a name with
-        the first instead. Its hits count SECOND_PASS_WEIGHT of their relative BM25,
-        so they fill the list after the first pass's strong hits, never above them."""
-        best = sorted((key for key in scores if key[0] in "ea"), key=lambda key: -scores[key])[
-            :SECOND_PASS_SEEDS
-        ]
+        the first instead. Seeds are episodes that share a word with the query
+        (`worded`): fused scores are relative, and in a memory with nothing on the
+        subject the best hits are unrelated. A hit counts SECOND_PASS_WEIGHT of the
+        best seed's score times its relative BM25, so it fills the list below the
+        first pass's strong hits. Archived episodes are left to the first pass: a
+        second-hand hit must not restore a block."""
+        best = sorted(
+            (key for key in scores if key[0] in "ea" and key in worded),
+            key=lambda key: -scores[key],
+        )[:SECOND_PASS_SEEDS]
         if not best:
             return scores
         seeds = [parse_key(key)[1] for key in best]
@@ -253,14 +260,14 @@ class TieredMemory:
         found = lexical.search_terms(self.db, lexical.EPISODES, terms, limit=CANDIDATES // 2)
         if not found:
             return scores
-        top = found[0][1]
+        top, strongest = found[0][1], scores[best[0]]
         packed = archive.packed_of(self.db, [i for i, _ in found])
         merged = dict(scores)
         for number, score in found:
-            if number in seeds:
+            if number in seeds or number in packed:
                 continue
-            key = archive_key(number) if number in packed else episode_key(number)
-            merged[key] = max(merged.get(key, 0.0), SECOND_PASS_WEIGHT * score / top)
+            key = episode_key(number)
+            merged[key] = max(merged.get(key, 0.0), SECOND_PASS_WEIGHT * strongest * score / top)
         return merged
 
     def _materialise(
