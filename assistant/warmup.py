@@ -46,8 +46,13 @@ def warm(settings: Settings) -> None:
 
 
 def start(settings: Settings) -> threading.Thread:
-    """`warm` on a daemon thread; a failure there is only logged, since the chat
-    thread meets (and reports) the same failure itself when it needs the piece."""
+    """`warm` on a thread; a failure there is only logged, since the chat thread
+    meets (and reports) the same failure itself when it needs the piece.
+
+    Not a daemon: the interpreter would kill a daemon thread at exit wherever it is,
+    and one killed inside an import leaves the import lock held, so a command that
+    failed early (an unusable data dir) hung on its way out. A process that ends
+    before the warm-up does now waits for it: seconds, after the error is shown."""
 
     def run() -> None:
         try:
@@ -55,7 +60,7 @@ def start(settings: Settings) -> threading.Thread:
         except Exception as error:  # noqa: BLE001 - the chat thread reports it
             log.info("background warm-up stopped: %s", type(error).__name__)
 
-    thread = threading.Thread(target=run, name="aniso-warm-up", daemon=True)
+    thread = threading.Thread(target=run, name="aniso-warm-up")
     thread.start()
     return thread
 
