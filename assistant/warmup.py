@@ -1,10 +1,16 @@
-"""Start-up work that no message decides, begun on a background thread.
+"""Start-up work that no message decides, split between a background thread and the
+caller so the two overlap.
 
 Why: before its first token a turn needs the privacy guard's engine (presidio and
 spaCy), the profile rules' indexes and, by default, the embedded model: seconds of
-work that depend on nothing the user typed. Started as soon as the command knows it
-will answer, it overlaps the app's own imports and the opening of the stores; loading
-the model is native code that runs while the chat thread holds the interpreter.
+work that depend on nothing the user typed. The guard and the profile are Python work
+and go to a background thread (`start`), begun as soon as the command knows it will
+answer, beside the app's imports and the opening of the stores. The model is native
+code that releases the interpreter, and it is loaded on the caller's thread
+(`prepare_model`) while the background thread runs: llama-cpp-python silences a
+model load by pointing the process's stdout and stderr at /dev/null for its
+duration, so a load on another thread swallowed whatever the command printed then
+(an error line included).
 
 The caller waits for the thread (`wait`) before its first message: the profile's
 indexes are plain caches, and a message arriving while they are half built would build
@@ -27,16 +33,8 @@ from aniso.core.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def warm(settings: Settings) -> None:
-    """Load the embedded model (if it is the one in use) with its prompt's fixed start,
-    the guard's engine and the profile rules' indexes, in that order: the model is
-    native code that overlaps best with the caller's Python work."""
-    if settings.is_embedded_model:
-        from aniso.llm import embedded
-        from aniso.prompt import SMALL_MODEL_PREAMBLE
-
-        # The fixed start of every prompt, from the disk cache (`llm/prefix_cache.py`).
-        embedded.prime([{"role": "system", "content": SMALL_MODEL_PREAMBLE}])
+def warm() -> None:
+    """Build the guard's engine and the profile rules' indexes."""
     from aniso.privacy import engine
 
     engine.shared_analyzer()
@@ -45,7 +43,20 @@ def warm(settings: Settings) -> None:
     learner.warm()
 
 
-def start(settings: Settings) -> threading.Thread:
+def prepare_model(settings: Settings) -> None:
+    """Load the embedded model, if it is the one in use, with the state of its prompt's
+    fixed start (from the disk cache: `llm/prefix_cache.py`). Call it on the thread
+    that prints."""
+    if not settings.is_embedded_model:
+        return
+    from aniso.llm import embedded
+    from aniso.prompt import SMALL_MODEL_PREAMBLE
+
+    with timings.span("model"):
+        embedded.prime([{"role": "system", "content": SMALL_MODEL_PREAMBLE}])
+
+
+def start() -> threading.Thread:
     """`warm` on a thread; a failure there is only logged, since the chat thread
     meets (and reports) the same failure itself when it needs the piece.
 
@@ -56,7 +67,7 @@ def start(settings: Settings) -> threading.Thread:
 
     def run() -> None:
         try:
-            warm(settings)
+            warm()
         except Exception as error:  # noqa: BLE001 - the chat thread reports it
             log.info("background warm-up stopped: %s", type(error).__name__)
 
@@ -65,7 +76,9 @@ def start(settings: Settings) -> threading.Thread:
     return thread
 
 
-def wait(thread: threading.Thread) -> None:
-    """Wait for `start`'s thread to finish, timed as the "warm_up" part of a turn."""
+def wait(thread: threading.Thread, settings: Settings) -> None:
+    """Load the model here while `start`'s thread works, then wait for that thread;
+    the wait is timed as the "warm_up" part of a turn."""
+    prepare_model(settings)
     with timings.span("warm_up"):
         thread.join()

@@ -97,7 +97,8 @@ class Backend:
         from aniso import warmup
 
         self.services()
-        warmup.warm(self.settings)  # the embedded model runs in-process, without litellm
+        warmup.prepare_model(self.settings)  # in-process, without litellm
+        warmup.warm()
         if not self.settings.is_embedded_model:
             from aniso.llm.gateway import litellm_module
 

@@ -30,6 +30,8 @@ from aniso.core.errors import AnisoError
 from aniso.core.timings import ENV as TIMINGS_ENV
 
 CLI = "from aniso.cli import main; main()"
+"""Run with `-P`: the current directory is not put on the path, so a source checkout's
+`profile/` folder cannot hide the standard library's `profile` (which spaCy imports)."""
 MESSAGE = "hello"
 PARTS = (
     "imports",
@@ -72,7 +74,7 @@ def _run(args: list[str], env: dict[str, str], *, timeout: float = 600.0) -> flo
     """Seconds from spawn to exit of `python -c <cli> args`; AnisoError if it fails."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CLI, *args],
+        [sys.executable, "-P", "-c", CLI, *args],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -138,7 +140,7 @@ def split(recorded: dict[str, Any], *, spawned: float) -> dict[str, float]:
 def tui_first_token(env: dict[str, str]) -> dict[str, float]:
     """`bench tui`'s first token (model warm-up, then a message) in a fresh process."""
     done = subprocess.run(
-        [sys.executable, "-c", TUI_FIRST_TOKEN],
+        [sys.executable, "-P", "-c", TUI_FIRST_TOKEN],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,

@@ -172,13 +172,13 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     clean_message(message)  # refuse bad input before loading any model
     from aniso import warmup
 
-    warming = warmup.start(context.settings)  # the model and the guard, meanwhile
+    warming = warmup.start()  # the guard and the profile's indexes, meanwhile
     services = context.services(temporary=temporary)
     # The digest goes to stderr: stdout stays the reply alone, for scripts.
     digest = services.assistant.pending_digest()
     if digest and not as_json:
         click.echo(digest + "\n", err=True)
-    warmup.wait(warming)
+    warmup.wait(warming, context.settings)
     on_token = None if as_json else _stream_to(sys.stdout)
     reply = services.assistant.send(message, on_token=on_token)
     if as_json:
@@ -237,9 +237,9 @@ def chat(context: Context, temporary: bool) -> None:
     Ctrl-D to leave."""
     from aniso import warmup
 
-    warming = warmup.start(context.settings)
+    warming = warmup.start()
     services = context.services(temporary=temporary)
-    warmup.wait(warming)
+    warmup.wait(warming, context.settings)
     interactive = sys.stdin.isatty()
     if interactive:
         mode = " (temporary: nothing is remembered)" if temporary else ""

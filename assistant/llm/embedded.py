@@ -9,6 +9,7 @@ The model loads once per process.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import threading
@@ -56,6 +57,8 @@ def load_model() -> Any:
                     "reinstall it with `pip install --force-reinstall --no-cache-dir "
                     "llama-cpp-python`"
                 ) from None
+            if not _loaded:
+                atexit.register(_close_all)
             try:
                 with _plain_cpu_buffers():
                     _loaded[path] = Llama(
@@ -64,6 +67,14 @@ def load_model() -> Any:
             except (ValueError, RuntimeError, OSError) as error:
                 raise ModelError(f"the embedded model did not load from {path}: {error}") from None
         return _loaded[path]
+
+
+def _close_all() -> None:
+    """Free the models at exit, while the modules they need still exist: left to the
+    interpreter's teardown, llama-cpp-python's finaliser printed a traceback."""
+    with _lock:
+        while _loaded:
+            _loaded.popitem()[1].close()
 
 
 @contextlib.contextmanager
