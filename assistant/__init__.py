@@ -21,6 +21,10 @@ __version__ = "0.1.0"
 # only add hand-offs, and on a busy machine they made one query embedding ~10x slower.
 # Read when numpy loads, so it is set before anything imports it; a user's value wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# llama.cpp's OpenMP workers spin while they wait for work; on a shared 2-core machine
+# that spinning steals the cores they wait on, and prompt evaluation ran 5-8x slower.
+# Read when the OpenMP runtime loads, so it is set here, first; a user's value wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # A library stays silent unless the application configures logging; the CLI sends
 # records to the redacted `aniso.log` in the data dir (aniso.logs).

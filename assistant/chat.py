@@ -11,6 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from aniso.controller import MemoryController
+from aniso.core import timings
 from aniso.core.errors import AnisoError, StoreError
 from aniso.core.ports import CompletionRequest
 from aniso.llm.gateway import LLMGateway
@@ -100,9 +101,10 @@ class Assistant:
         """Answer one message. InputError is raised before anything is stored;
         model failures come back as `Reply.error` after the message is stored."""
         observation = self.controller.observe(text)
-        recalled = self.controller.recall(
-            observation.stored_text, current_episode=observation.episode_id
-        )
+        with timings.span("recall"):
+            recalled = self.controller.recall(
+                observation.stored_text, current_episode=observation.episode_id
+            )
         messages = self.controller.assemble(observation, recalled)
         notices = observation.notices + self.controller.warnings
         request = CompletionRequest(messages=messages, max_tokens=self.gateway.reply_max_tokens)
@@ -111,6 +113,7 @@ class Assistant:
             for piece in self.gateway.stream(request):
                 if cancelled is not None and cancelled():
                     break
+                timings.mark("first_token")
                 pieces.append(piece)
                 if on_token is not None:
                     on_token(piece)
@@ -129,6 +132,7 @@ class Assistant:
                 error=message,
                 profile_changes=observation.profile_changes,
             )
+        timings.mark("reply_end")
         reply = "".join(pieces).strip()
         if not reply:
             message = f"model {self.gateway.model} returned an empty reply"

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import sqlite_utils
 
+from aniso.core import timings
 from aniso.core.clock import Clock
 from aniso.core.db import store_error
 from aniso.core.errors import StoreError
@@ -119,16 +120,18 @@ class MemoryController:
         cleaned = clean_message(text)
         now = self.clock()
         try:
-            redacted, types, notice = self.redact(cleaned)  # writes the audit row
+            with timings.span("guard"):
+                redacted, types, notice = self.redact(cleaned)  # writes the audit row
             llm_text = cleaned if self._llm_sees_raw() else redacted
             withheld = withheld_values(cleaned, redacted) if types and llm_text is cleaned else ()
             notices = [notice] if notice else []
             if self.temporary:
                 return Observation(0, now, redacted, llm_text, notices, types, withheld)
-            self.memory.dense.push_held()  # a turn that never reached its reply
-            stored = self.memory.store(
-                redacted, at=now, session=self.session, pii_types=types, defer_index=True
-            )
+            with timings.span("store"):
+                self.memory.dense.push_held()  # a turn that never reached its reply
+                stored = self.memory.store(
+                    redacted, at=now, session=self.session, pii_types=types, defer_index=True
+                )
         except (StoreError, sqlite3.OperationalError) as error:
             # A full disk: say plainly that this message is not kept (the rest is intact).
             cause = error if isinstance(error, StoreError) else store_error(error)
@@ -137,7 +140,10 @@ class MemoryController:
         changes: tuple[Change, ...] = ()
         if self.profile is not None:
             try:
-                changes = tuple(self.profile.learn(redacted, episode_id=stored.episode_id) or ())
+                with timings.span("profile"):
+                    changes = tuple(
+                        self.profile.learn(redacted, episode_id=stored.episode_id) or ()
+                    )
             except Exception as error:  # extraction must never lose the message
                 log.warning(
                     "profile extraction failed for episode %s: %s",
@@ -242,7 +248,7 @@ class MemoryController:
         """The prompt: system (profile, then memories in tier order), recent turns, message."""
         profile = self.profile_text()
         memories = fit_memories(
-            recalled, budget_tokens=self.settings.context_budget_tokens, profile_text=profile
+            recalled, budget_tokens=self.settings.prompt_budget_tokens, profile_text=profile
         )
         memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
         self.last_context = memories

@@ -47,3 +47,13 @@ class ProfileLearner:
         """One profile snapshot for judging every item of a recall: reading the profile
         and its history once per item cost about as much as the MiniLM encode."""
         return self.store.staleness().is_outdated
+
+
+def warm() -> None:
+    """Build the rules' word and place indexes now. They take seconds and are built
+    once per process, on first use; built early (off the chat thread), the first
+    message does not wait for them."""
+    from aniso.profile import lexicon, places
+
+    lexicon.mentions("")
+    places.lookup("")

@@ -92,15 +92,17 @@ class Backend:
         return self._clock()
 
     def warm_up(self) -> None:
-        """Build services and load the model now, so the first reply is quick."""
-        from aniso.llm.gateway import litellm_module
+        """Build services, load the model and the guard's engine now, so the first
+        reply is quick."""
+        from aniso import warmup
 
         self.services()
-        litellm_module()
-        if self.settings.is_embedded_model:
-            from aniso.llm import embedded
+        warmup.prepare_model(self.settings)  # in-process, without litellm
+        warmup.warm()
+        if not self.settings.is_embedded_model:
+            from aniso.llm.gateway import litellm_module
 
-            embedded.load_model()
+            litellm_module()
 
     def digest(self) -> str | None:
         """The start-of-session digest, once per local day (None otherwise)."""

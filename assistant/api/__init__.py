@@ -116,7 +116,7 @@ class Memory:
                 now=now,
                 is_outdated=controller.profile.outdated_check() if controller.profile else None,
             )
-            budget = budget_tokens or services.settings.context_budget_tokens
+            budget = budget_tokens or services.settings.prompt_budget_tokens
             items = fit_memories(
                 result.items, budget_tokens=budget, profile_text=controller.profile_text()
             )

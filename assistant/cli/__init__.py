@@ -93,15 +93,19 @@ class Context:
         self._settings = None
 
     def services(self, *, temporary: bool = False) -> Services:
-        from aniso.core.db import ensure_data_dir, permission_warning
-        from aniso.logs import log_to_data_dir
-        from aniso.services import build
+        from aniso.core import timings
 
-        warning = permission_warning(self.settings.data_dir)
-        if warning:
-            click.echo(f"aniso: {warning}", err=True)
-        log_to_data_dir(ensure_data_dir(self.settings.data_dir))
-        return build(self.settings, temporary=temporary)
+        with timings.span("imports"):
+            from aniso.core.db import ensure_data_dir, permission_warning
+            from aniso.logs import log_to_data_dir
+            from aniso.services import build
+
+        with timings.span("stores"):
+            warning = permission_warning(self.settings.data_dir)
+            if warning:
+                click.echo(f"aniso: {warning}", err=True)
+            log_to_data_dir(ensure_data_dir(self.settings.data_dir))
+            return build(self.settings, temporary=temporary)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -119,7 +123,10 @@ def main(ctx: click.Context, data_dir: str | None, model: str | None, now: str |
     Run bare `aniso` for the terminal UI, `aniso chat` for a plain REPL, or
     `aniso ask "..."` for one answer.
     """
+    from aniso.core import timings
     from aniso.core.runtime import limit_malloc_arenas, wipe_freed_memory
+
+    timings.mark("cli")  # the interpreter and the command line are loaded
 
     limit_malloc_arenas()  # first, before any worker thread: see native_heap
     wipe_freed_memory()  # before any memory is read: forgotten bytes never linger in the heap
@@ -163,11 +170,15 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     from aniso.inputs import clean_message
 
     clean_message(message)  # refuse bad input before loading any model
+    from aniso import warmup
+
+    warming = warmup.start()  # the guard and the profile's indexes, meanwhile
     services = context.services(temporary=temporary)
     # The digest goes to stderr: stdout stays the reply alone, for scripts.
     digest = services.assistant.pending_digest()
     if digest and not as_json:
         click.echo(digest + "\n", err=True)
+    warmup.wait(warming, context.settings)
     on_token = None if as_json else _stream_to(sys.stdout)
     reply = services.assistant.send(message, on_token=on_token)
     if as_json:
@@ -224,7 +235,11 @@ def _reply_json(reply: Any) -> dict[str, Any]:
 def chat(context: Context, temporary: bool) -> None:
     """A plain REPL. Type /undo to take back the last profile change, /exit or
     Ctrl-D to leave."""
+    from aniso import warmup
+
+    warming = warmup.start()
     services = context.services(temporary=temporary)
+    warmup.wait(warming, context.settings)
     interactive = sys.stdin.isatty()
     if interactive:
         mode = " (temporary: nothing is remembered)" if temporary else ""

@@ -59,7 +59,7 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
 
     injected = fit_memories(
         result.items,
-        budget_tokens=services.settings.context_budget_tokens,
+        budget_tokens=services.settings.prompt_budget_tokens,
         profile_text=controller.profile_text(),
     )
     if as_json:
@@ -67,7 +67,7 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
             json.dumps(
                 {
                     "query": query,
-                    "budget_tokens": services.settings.context_budget_tokens,
+                    "budget_tokens": services.settings.prompt_budget_tokens,
                     "injected_tokens": sum(item.tokens for item in injected),
                     "items": [item_json(item) for item in injected],
                     "warnings": result.warnings,
@@ -93,7 +93,7 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
             click.echo(f"    {line}")
     click.echo(
         f"total: {sum(i.tokens for i in injected)} tokens of "
-        f"{services.settings.context_budget_tokens}"
+        f"{services.settings.prompt_budget_tokens}"
     )
 
 

@@ -6,6 +6,7 @@
 - `bench scale`: write cost, observe + recall latency and query plans at 1k to 100k.
 - `bench compact`: compaction time, and tokens and bytes per tier, after two years.
 - `bench tui`: the terminal UI's first paint, first token, key latency and RSS.
+- `bench start`: `--help`, `ask` to its first token (in parts) and the TUI's first paint.
 - `bench soak`: a simulated year of chat; latency, RSS and storage growth, first vs last.
 
 Progress shows on a TTY; `--json` and pipes stay quiet.
@@ -357,6 +358,23 @@ def tui_command(ctx: click.Context, messages: int, runs: int, as_json: bool) -> 
             ),
         }
     click.echo(json.dumps(figures, indent=2) if as_json else tui_bench.render(figures))
+
+
+@bench.command("start")
+@click.option("--runs", default=5, show_default=True, help="Runs of each measurement.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def start_command(ctx: click.Context, runs: int, as_json: bool) -> None:
+    """Start-up on this machine: `aniso --help`, `aniso ask` to its first token (in
+    parts) and to the reply's end, the TUI's first paint and first token (min, median,
+    max over fresh processes sharing one temporary data dir)."""
+    from aniso.bench import start
+
+    if runs < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--runs")
+    with _phases(as_json) as phases:
+        figures = start.run(_root(ctx).settings, runs=runs, progress=phases)
+    click.echo(json.dumps(figures, indent=2) if as_json else start.render(figures))
 
 
 @bench.command("soak")

@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from aniso.cli.progress import Bar
-from aniso.services import make_compactor
 
 
 def _root(ctx: click.Context) -> Any:
@@ -31,10 +30,10 @@ def compact(ctx: click.Context, show_report: bool, as_json: bool) -> None:
             click.echo("{}" if as_json else "the compactor has not run yet")
             return
     else:
-        total = len(make_compactor(services).candidates(services.clock()))
+        total = len(services.compactor().candidates(services.clock()))
         bar = Bar("compacting", total, quiet=as_json)
         try:
-            compactor = make_compactor(services, on_block=bar.advance if bar.shown else None)
+            compactor = services.compactor(on_block=bar.advance if bar.shown else None)
             report = compactor.run(services.clock()).as_dict()
         finally:
             bar.stop()

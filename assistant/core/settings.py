@@ -25,6 +25,9 @@ from pydantic_settings import (
 from aniso.core.errors import ConfigError
 
 EMBEDDED_MODEL = "aniso-local/smollm2-135m-instruct"
+EMBEDDED_PROMPT_BUDGET = 500
+"""Profile-plus-memory tokens for the embedded model: about 1/8 of its 4096-token
+window, and what its CPU evaluates in well under a second on two cores (DESIGN-NOTES)."""
 LOCAL_EMBEDDING = "local/all-MiniLM-L6-v2"
 ENV_PREFIX = "ANISO_"
 
@@ -142,6 +145,19 @@ class Settings(BaseSettings):
     @property
     def is_embedded_model(self) -> bool:
         return self.model == EMBEDDED_MODEL
+
+    @property
+    def prompt_budget_tokens(self) -> int:
+        """Tokens of profile plus memories for this model's prompt.
+
+        The embedded model evaluates its prompt on the CPU before its first token, so
+        every memory injected is waited for; and a 135M model is confused, not helped,
+        by a long context. Unless `context_budget_tokens` was set, it gets
+        `EMBEDDED_PROMPT_BUDGET`; a remote model gets `context_budget_tokens`.
+        """
+        if self.is_embedded_model and "context_budget_tokens" not in self.model_fields_set:
+            return min(self.context_budget_tokens, EMBEDDED_PROMPT_BUDGET)
+        return self.context_budget_tokens
 
     @property
     def use_llm_extraction(self) -> bool:

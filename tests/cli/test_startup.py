@@ -1,0 +1,78 @@
+"""Start-up imports only what the path needs, and the timings stay out of normal output.
+
+Checked by what a real process has in `sys.modules`, never by timing: `aniso --help`
+must not pay for the heavy libraries, and `ask` on the embedded model must not import
+litellm (it is for configured remote models and embeddings only).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+HEAVY = ("litellm", "presidio_analyzer", "chromadb", "llama_cpp", "spacy", "sqlite_utils")
+
+
+def _modules_after(args: list[str], heavy: tuple[str, ...]) -> tuple[int, list[str]]:
+    """Run `aniso ARGS` in a fresh interpreter; its exit code and which of `heavy`
+    it had imported by the end."""
+    code = (
+        "import json, sys\n"
+        "from aniso.cli import main\n"
+        "try:\n"
+        f"    main({args!r})\n"
+        "except SystemExit as exit:\n"
+        "    status = exit.code or 0\n"
+        "else:\n"
+        "    status = 0\n"
+        f"loaded = [name for name in {heavy!r} if name in sys.modules]\n"
+        "print(json.dumps({'status': status, 'loaded': loaded}), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, stdin=subprocess.DEVNULL, timeout=600
+    )
+    report = json.loads(done.stderr.decode().strip().splitlines()[-1])
+    return report["status"], report["loaded"]
+
+
+def test_help_imports_no_heavy_library() -> None:
+    status, loaded = _modules_after(["--help"], HEAVY)
+    assert status == 0
+    assert loaded == []
+
+
+def test_the_runner_sees_a_heavy_import() -> None:
+    """The check above can fail: a command that opens the stores does load them."""
+    status, loaded = _modules_after(["config"], ("pydantic_settings",))
+    assert status == 0
+    assert loaded == ["pydantic_settings"]
+
+
+@pytest.mark.embedded_model
+def test_ask_on_the_embedded_model_does_not_import_litellm(data_dir: Path) -> None:
+    status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp"))
+    assert status == 0
+    assert loaded == ["llama_cpp"]  # the model answered, without litellm
+
+
+def test_timings_change_no_output(data_dir: Path, tmp_path: Path) -> None:
+    timings = tmp_path / "timings.json"
+    plain = run_cli("--model", "fake/x", "ask", "--json", "hello there", fake_reply="Hi.")
+    timed = run_cli(
+        *("--model", "fake/x", "ask", "--json", "hello again"),
+        fake_reply="Hi.",
+        env={"ANISO_TIMINGS": str(timings)},
+    )
+    assert plain.returncode == timed.returncode == 0, timed.stderr.decode()
+    assert json.loads(plain.stdout)["reply"] == json.loads(timed.stdout)["reply"] == "Hi."
+    assert plain.stderr == timed.stderr == b""
+    recorded = json.loads(timings.read_text("utf-8"))
+    names = {span["name"] for span in recorded["spans"]}
+    assert {"imports", "stores", "guard", "recall"} <= names
+    assert recorded["marks"]["cli"] <= recorded["marks"]["first_token"]
+    assert recorded["marks"]["first_token"] <= recorded["marks"]["reply_end"]

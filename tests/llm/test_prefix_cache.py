@@ -1,0 +1,86 @@
+"""The embedded model's prompt cache: the same replies, one file, and a broken file costs
+one log line, on the real model."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aniso.llm import embedded, prefix_cache
+from aniso.prompt import SMALL_MODEL_PREAMBLE
+
+pytestmark = pytest.mark.embedded_model
+
+MESSAGES = [
+    {"role": "system", "content": SMALL_MODEL_PREAMBLE + "\n\nCurrent date: 2026-01-05."},
+    {"role": "user", "content": "Hello! Who are you?"},
+]
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "aniso"
+
+
+def _fresh() -> Any:
+    """The process's model, emptied: as a new process would start."""
+    llama = embedded.load_model()
+    llama.reset()
+    return llama
+
+
+def _reply(messages: list[dict[str, Any]] = MESSAGES) -> str:
+    return "".join(embedded.generate(messages, max_tokens=24, temperature=0.0))
+
+
+def _uncached_reply() -> str:
+    """The reply with the prompt evaluated in one go, no cache involved."""
+    llama = _fresh()
+    stream = llama.create_chat_completion(
+        messages=MESSAGES, stream=True, max_tokens=24, temperature=0.0, top_p=0.9,
+        repeat_penalty=1.15,
+    )  # fmt: skip
+    return "".join(chunk["choices"][0]["delta"].get("content") or "" for chunk in stream)
+
+
+def test_a_loaded_prefix_gives_the_same_reply(cache: Path) -> None:
+    plain = _uncached_reply()
+    _fresh()
+    assert embedded.prime(MESSAGES) == "saved"
+    assert [p.name for p in cache.iterdir()] and plain
+    _fresh()
+    assert embedded.prime(MESSAGES) == "loaded"
+    assert _reply() == plain
+    _fresh()
+    assert _reply() == plain  # primed inside the generation too
+
+
+def test_a_corrupt_file_is_one_log_line_and_is_rebuilt(
+    cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    plain = _uncached_reply()
+    _fresh()
+    embedded.prime(MESSAGES)
+    (state,) = cache.iterdir()
+    state.write_bytes(state.read_bytes()[:1000])  # cut short, as by a full disk
+    _fresh()
+    with caplog.at_level(logging.WARNING, logger="aniso.llm.prefix_cache"):
+        assert _reply() == plain
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "\n" not in warnings[0], warnings
+    assert state.read_bytes().startswith(prefix_cache.MAGIC)
+    _fresh()
+    assert embedded.prime(MESSAGES) == "loaded"
+
+
+def test_one_file_at_a_time(cache: Path) -> None:
+    _fresh()
+    embedded.prime(MESSAGES)
+    other = [{"role": "system", "content": "You are a terse assistant.\n\nToday."}, MESSAGES[1]]
+    _fresh()
+    assert embedded.prime(other) == "saved"
+    assert len(list(cache.iterdir())) == 1
