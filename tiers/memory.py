@@ -40,7 +40,7 @@ LEXICAL_WEIGHT = 0.45  # the dense side gets the rest
 NEIGHBOUR_LIFT = 0.5  # 26: 0.3 → 0.706, 0.4 → 0.739, 0.5 → 0.743, 0.6 → 0.738 (R@10)
 EXPAND_FROM = 5
 RELEVANCE_FLOOR = 0.3  # of the best hit's score; LoCoMo 26: no loss at 0.3, a loss at 0.45
-FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
+FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "gist"}
 # Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
 # beyond its stored pointers.
 EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}

@@ -56,9 +56,10 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
         is_outdated=controller.profile.outdated_check() if controller.profile else None,
     )
     from aniso.prompt import fit_memories
+    from aniso.tiers import gist
 
     injected = fit_memories(
-        result.items,
+        gist.present(services.db, query, result.items),
         budget_tokens=services.settings.context_budget_tokens,
         profile_text=controller.profile_text(),
     )

@@ -59,7 +59,7 @@ def test_time_travel(services: Services, clock: SimulatedClock) -> None:
 
     nights(services, clock, 90)
     day120 = recall(services, "yoga studio Lotus Flow")
-    assert [(i.block_id, i.tier, i.form) for i in day120][:1] == [(yoga_block, "cold", "vague")]
+    assert [(i.block_id, i.tier, i.form) for i in day120][:1] == [(yoga_block, "cold", "gist")]
     assert day120[0].text.startswith("That was about")
     assert (
         services.db.execute(
