@@ -251,10 +251,9 @@ class MemoryController:
         memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
         self.last_context = memories
         if not self.temporary:
-            shown = sorted((i for i in memories if i.form != "full"), key=lambda i: -i.score)
             self._state = replace(
                 self._state,
-                last_gist=list(dict.fromkeys(item.block_id for item in shown)),
+                last_gist=gist.shown_last(memories),
                 context=unpack_state.brief(memories),
             )
             unpack_state.save(self.db, self._state, at=observation.at)

@@ -40,7 +40,7 @@ TELL = frozenset(
 # once they go is the topic, if the user named one.
 FRAME = frozenset(
     """me us about on of the that this it those these them again please can could you would
-    will bit little some thing things story part what happened was
+    will bit little some thing things story part what happened was exactly
     мне мы о об про это этом том то тот та эту него нём ней ещё немного пожалуйста можешь
     мені нам це цього цьому той та то ту його ньому ній трохи будь ласка можеш""".split()
 )

@@ -42,6 +42,13 @@ def render(gist: str, keywords: Sequence[str], anchors: Sequence[str], query: st
     return "\n".join(line for line in lines if line)
 
 
+def shown_last(items: Sequence[MemoryItem]) -> list[int]:
+    """The blocks of the items shown shallow (gist or incomplete), best first: what
+    "tell me more about that" refers to on the next turn."""
+    shallow = sorted((item for item in items if item.form != "full"), key=lambda i: -i.score)
+    return list(dict.fromkeys(item.block_id for item in shallow))
+
+
 def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) -> list[MemoryItem]:
     """`items` in the form each tier is shown in, best first: a cold block once, as its
     rendered capsule (form `gist`); a warm item as it is (form `incomplete`)."""

@@ -131,8 +131,10 @@ def blocks_to_unpack(
     Triggers:
     - an explicit request ("tell me more", "подробнее", "розкажи докладніше"): one
       that names nothing ("tell me more about that") is about `last_gist`, the old
-      blocks shown last turn; one that names a topic, about the best old item of the
-      top 3;
+      blocks shown last turn; one that names a topic, about the best item (of the
+      top 10) whose text has a word of the topic, else the best old item of the top
+      3 (the dense side alone may have found it; multilingual MiniLM ranks a few
+      same-language sentences above the right one);
     - a topic that keeps developing (the same old block among the top items in two
       consecutive turns, which is also "active use" for warm);
     - relevance of at least `score` (the setting `unpack_score`) for an old item that
@@ -145,8 +147,14 @@ def blocks_to_unpack(
     """
     if asks_for_detail(query):
         current = {i.block_id for i in items[:3] if i.tier != "hot" and not i.outdated}
-        if last_gist and not asking.topic_terms(query):
+        topic = set(asking.topic_terms(query))
+        if last_gist and not topic:
             return [last_gist[0]], current
+        named = [i for i in items[:UNPACK_WINDOW] if topic & set(stems(i.text))]
+        if named:
+            # The best item that names the topic; a hot one needs no unpacking.
+            first = sorted(named, key=lambda i: i.outdated)[0]
+            return ([first.block_id] if first.tier != "hot" else []), current
         # A current memory first; an outdated one only when it is all there is.
         asked = sorted((item for item in items[:3] if item.tier != "hot"), key=lambda i: i.outdated)
         return ([asked[0].block_id] if asked else []), current
