@@ -90,18 +90,16 @@ def is_question(text: str) -> bool:
 
 
 def gist_lacks(db: sqlite_utils.Database, query: str, block_ids: Collection[int]) -> set[int]:
-    """The blocks whose shown form cannot answer `query`: some content word of the
-    query is in the block's archived episodes and nowhere in what it shows (gist or
-    summary, keywords, anchors, kept episodes). "What time were the yoga classes?"
-    against a capsule about "yoga at Lotus Flow" whose archive says "classes start
-    at 7 am": the detail is there, the gist does not have it."""
-    asked = set(query_terms(query))
+    """The blocks whose shown form cannot answer `query`: a content word of the
+    query (four letters or more) is nowhere in what the block shows (gist or summary,
+    keywords, anchors, kept episodes). "What time do the yoga classes start?"
+    against a capsule about "yoga at Lotus Flow": "time" and "start" are not in it,
+    the archive holds them ("classes start at 7 am"). "Where is the yoga studio?" is
+    answered by the capsule itself. Words matched only by meaning (the dense side)
+    count as missing too: the capsule cannot be shown to hold the answer."""
+    asked = {term for term in query_terms(query) if len(term) >= 4}
     lacking: set[int] = set()
     for block_id in dict.fromkeys(block_ids):
-        archived = set(stems(" ".join(e["user_text"] for e in archive.archived_of(db, block_id))))
-        wanted = asked & archived
-        if not wanted:
-            continue
         row = db.execute(
             "SELECT summary, keywords, anchors FROM blocks WHERE id = ?", [block_id]
         ).fetchone()
@@ -110,7 +108,7 @@ def gist_lacks(db: sqlite_utils.Database, query: str, block_ids: Collection[int]
             for r in db.execute("SELECT user_text FROM episodes WHERE block_id = ?", [block_id])
         )
         shown = set(stems(" ".join([row[0], *json.loads(row[1]), *json.loads(row[2]), kept])))
-        if wanted - shown:
+        if asked - shown:
             lacking.add(block_id)
     return lacking
 
