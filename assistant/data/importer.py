@@ -53,7 +53,6 @@ MEMORY_TABLES = (
     "profile_values",
     "tier_events",
     "outbox",
-    "unpack_state",
     lexical.EPISODES,
     lexical.BLOCKS,
 )
