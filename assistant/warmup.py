@@ -34,13 +34,17 @@ log = logging.getLogger(__name__)
 
 
 def warm() -> None:
-    """Build the guard's engine and the profile rules' indexes."""
+    """Build the guard's engine, the profile rules' indexes and the memory's time
+    vocabulary (read on the first stored message otherwise, about 0.15 s)."""
     from aniso.privacy import engine
 
     engine.shared_analyzer()
     from aniso.profile import learner
 
     learner.warm()
+    from aniso.tiers import when
+
+    when.vocabulary()
 
 
 def prepare_model(settings: Settings) -> None:

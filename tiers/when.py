@@ -223,23 +223,24 @@ def _number(word: str, vocab: _Vocabulary) -> str:
     return word
 
 
-def _month_of(word: str, vocab: _Vocabulary) -> int | None:
-    if word in vocab.months:
-        return vocab.months[word]
-    if LATIN.match(word) or len(word) < 3:
+def _name_of(
+    word: str,
+    exact: dict[str, int],
+    stems: dict[str, int],
+    prefixes: dict[str, int] | None = None,
+    *,
+    shortest: int = 3,
+) -> int | None:
+    """A month's or weekday's number: spelt as in the table, or (Cyrillic words of
+    `shortest` letters or more) by stem, or by the first four letters of a long word."""
+    if word in exact:
+        return exact[word]
+    if LATIN.match(word) or len(word) < shortest:
         return None
-    found = vocab.month_stems.get(stem(word))
-    if found is None and len(word) >= 5:
-        found = vocab.month_prefixes.get(word[:4])
+    found = stems.get(stem(word))
+    if found is None and prefixes is not None and len(word) >= 5:
+        found = prefixes.get(word[:4])
     return found
-
-
-def _weekday_of(word: str, vocab: _Vocabulary) -> int | None:
-    if word in vocab.weekdays:
-        return vocab.weekdays[word]
-    if LATIN.match(word) or len(word) < 4:
-        return None
-    return vocab.weekday_stems.get(stem(word))
 
 
 def _past_month(month: int, year: int | None, at: date) -> date:
@@ -286,7 +287,7 @@ def _named(tokens: list[str], today: date, vocab: _Vocabulary) -> list[Mention]:
     for i, token in enumerate(tokens):
         before = tokens[i - 1] if i > 0 else ""
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        month = _month_of(token, vocab)
+        month = _name_of(token, vocab.months, vocab.month_stems, vocab.month_prefixes)
         if month is not None:
             day = next((int(t) for t in (before, after) if t.isdigit() and 1 <= int(t) <= 31), None)
             year = next(
@@ -305,7 +306,7 @@ def _named(tokens: list[str], today: date, vocab: _Vocabulary) -> list[Mention]:
             else:
                 found.append(Mention("month", start))
             continue
-        weekday = _weekday_of(token, vocab)
+        weekday = _name_of(token, vocab.weekdays, vocab.weekday_stems, shortest=4)
         if weekday is not None:
             latin = bool(LATIN.match(token))
             is_last = before[:PREFIX] in vocab.last_prefixes

@@ -112,13 +112,19 @@ def selective_terms(
     if len(terms) < 2:
         return terms
     common = COMMON_ROWS if common is None else common
-    rows: dict[str, int] = dict(
-        select_in(db, f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({{}})", terms)
-    )
+    rows = document_counts(db, table, terms)
     kept = {term for term in terms if rows.get(term, 0) <= common}
     if rows and not any(rows.get(term, 0) for term in kept):
         kept.add(min(rows, key=rows.__getitem__))
     return [term for term in terms if term in kept]
+
+
+def document_counts(db: sqlite_utils.Database, table: str, terms: list[str]) -> dict[str, int]:
+    """How many rows hold each term, from the fts5vocab view (which reads only these
+    terms; a term no row holds is absent)."""
+    return dict(
+        select_in(db, f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({{}})", terms)
+    )
 
 
 def rare_terms(
@@ -135,11 +141,7 @@ def rare_terms(
         terms.update(t for t in stems_of_row.split() if t not in skip and not when.is_term(t))
     if not terms:
         return []
-    rows = dict(
-        select_in(
-            db, f"SELECT term, doc FROM {VOCABULARY[table]} WHERE term IN ({{}})", list(terms)
-        )
-    )
+    rows = document_counts(db, table, list(terms))
     shared = [term for term in terms if rows.get(term, 0) >= 2]  # found elsewhere too
     return sorted(shared, key=lambda t: (rows[t], t))[:most]
 
