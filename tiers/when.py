@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import logging
 import re
 from calendar import monthrange
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from functools import cache
 from pathlib import Path
 
 from aniso.tiers.text import stem
+
+log = logging.getLogger(__name__)
 
 LANGUAGES = ("en", "ru", "uk")
 MONTHS = (
@@ -83,13 +86,18 @@ class _Vocabulary:
 
 def _data(language: str) -> dict:
     """dateparser's translation table for `language`, read as a literal (no import of
-    dateparser itself, whose start-up parses every time zone)."""
+    dateparser itself, whose start-up parses every time zone). A missing or unreadable
+    table gives no time terms, never a failed store: this runs inside the write."""
     spec = importlib.util.find_spec("dateparser")
     if spec is None or not spec.submodule_search_locations:
         return {}
     path = Path(spec.submodule_search_locations[0], "data", "date_translation_data")
-    tree = ast.parse((path / f"{language}.py").read_text(encoding="utf-8"))
-    return dict(ast.literal_eval(tree.body[0].value))  # type: ignore[attr-defined]
+    try:
+        tree = ast.parse((path / f"{language}.py").read_text(encoding="utf-8"))
+        return dict(ast.literal_eval(tree.body[0].value))  # type: ignore[attr-defined]
+    except (OSError, SyntaxError, ValueError, TypeError, IndexError, AttributeError) as error:
+        log.warning("time words in %s are not read: %s", language, type(error).__name__)
+        return {}
 
 
 def _relative(key: str) -> tuple[int, str] | None:

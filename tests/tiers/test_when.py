@@ -92,3 +92,20 @@ def test_a_question_about_a_month_finds_what_happened_then(data_dir: Path) -> No
     assert "last month" in first("Где мы были в походе в июне?")
     reindex.rebuild(memory.db, memory)
     assert "last month" in first("camping in June?")
+
+
+def test_an_unreadable_table_gives_no_time_terms_and_the_message_is_stored(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vocabulary is read inside the write: a broken dateparser install must cost
+    the time terms, never the user's message."""
+    monkeypatch.setattr("pathlib.Path.read_text", lambda *a, **k: "info = {")
+    when.vocabulary.cache_clear()
+    try:
+        assert when.terms("I went camping yesterday", MONDAY) == []
+        memory = make_memory(load_settings(), open_db(data_dir))
+        monkeypatch.undo()
+        stored = memory.store("I went camping yesterday", at=MONDAY, session="s")
+        assert stored.block_id
+    finally:
+        when.vocabulary.cache_clear()
