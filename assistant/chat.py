@@ -5,6 +5,7 @@ The TUI and the CLI are thin layers over this class.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +18,7 @@ from aniso.core.ports import CompletionRequest
 from aniso.llm.gateway import LLMGateway
 from aniso.profile.notice import noted
 from aniso.profile.store import Change
+from aniso.refresh import Brief, Refresher
 from aniso.tiers.model import MemoryItem
 
 
@@ -33,6 +35,9 @@ class Reply:
     profile_changes: tuple[Change, ...] = ()
     """What learning from the message changed in the profile; `aniso profile undo`
     takes it back."""
+    briefs: tuple[Brief, ...] = ()
+    """Open threads this message returned to after a pause: the reply starts from
+    their briefs, which the interfaces show before it."""
 
     @property
     def noted(self) -> str | None:
@@ -43,9 +48,16 @@ class Reply:
 class Assistant:
     """The chat loop: observe → recall → assemble → reply (streamed) → remember."""
 
-    def __init__(self, controller: MemoryController, gateway: LLMGateway) -> None:
+    def __init__(
+        self,
+        controller: MemoryController,
+        gateway: LLMGateway,
+        *,
+        refresher: Refresher | None = None,
+    ) -> None:
         self.controller = controller
         self.gateway = gateway
+        self.refresher = refresher
 
     def pending_digest(self) -> str | None:
         """The start-of-session digest in Markdown, once per local day, else None.
@@ -80,16 +92,22 @@ class Assistant:
 
     def _profile_changes(self, since: datetime | None) -> list[str]:
         """Profile values that started or ended after `since` (None: a new user)."""
-        if since is None:
-            return []
-        changes = []
-        for value in self.controller.profile.store.history():
-            if value.ended is not None and value.ended > since:
-                reason = f" ({value.ended_reason})" if value.ended_reason else ""
-                changes.append(f"{value.field}: no longer {value.value}{reason}")
-            elif value.ended is None and value.since > since:
-                changes.append(f"{value.field}: {value.value}")
-        return changes
+        from aniso.refresh import changes_since
+
+        profile = self.controller.profile
+        store = getattr(profile, "store", None)
+        return changes_since(store.history(), since) if store is not None else []
+
+    def _briefs(self, episode_id: int) -> tuple[Brief, ...]:
+        """Briefs of the open threads this message returns to after a pause; a
+        failure here never costs the reply."""
+        if self.refresher is None or self.controller.temporary or not episode_id:
+            return ()
+        try:
+            return tuple(self.refresher.resume(episode_id))
+        except Exception as error:  # noqa: BLE001 - the brief is a courtesy, the reply is not
+            logging.getLogger(__name__).warning("thread briefs failed: %s", type(error).__name__)
+            return ()
 
     def send(
         self,
@@ -97,15 +115,23 @@ class Assistant:
         *,
         on_token: Callable[[str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        on_briefs: Callable[[tuple[Brief, ...]], None] | None = None,
     ) -> Reply:
         """Answer one message. InputError is raised before anything is stored;
-        model failures come back as `Reply.error` after the message is stored."""
+        model failures come back as `Reply.error` after the message is stored.
+        `on_briefs` receives the briefs of open threads the message returns to after a
+        pause, before the first token."""
         observation = self.controller.observe(text)
+        briefs = self._briefs(observation.episode_id)
+        if briefs and on_briefs is not None:
+            on_briefs(briefs)  # shown before the reply streams: the reply starts from them
         with timings.span("recall"):
             recalled = self.controller.recall(
                 observation.stored_text, current_episode=observation.episode_id
             )
-        messages = self.controller.assemble(observation, recalled)
+        messages = self.controller.assemble(
+            observation, recalled, briefs=[brief.text for brief in briefs]
+        )
         notices = observation.notices + self.controller.warnings
         request = CompletionRequest(messages=messages, max_tokens=self.gateway.reply_max_tokens)
         pieces: list[str] = []
@@ -131,6 +157,7 @@ class Assistant:
                 notices=notices,
                 error=message,
                 profile_changes=observation.profile_changes,
+                briefs=briefs,
             )
         timings.mark("reply_end")
         reply = "".join(pieces).strip()
@@ -144,6 +171,7 @@ class Assistant:
                 notices=notices,
                 error=message,
                 profile_changes=observation.profile_changes,
+                briefs=briefs,
             )
         try:
             self.controller.remember_reply(observation, reply)
@@ -155,6 +183,7 @@ class Assistant:
                 notices=notices,
                 error=f"{error}; the reply was not kept",
                 profile_changes=observation.profile_changes,
+                briefs=briefs,
             )
         return Reply(
             text=reply,
@@ -162,4 +191,5 @@ class Assistant:
             recalled=recalled,
             notices=notices,
             profile_changes=observation.profile_changes,
+            briefs=briefs,
         )

@@ -244,11 +244,20 @@ class MemoryController:
             return ""
         return self.profile.prompt_text()
 
-    def assemble(self, observation: Observation, recalled: list[MemoryItem]) -> list[Message]:
-        """The prompt: system (profile, then memories in tier order), recent turns, message."""
+    def assemble(
+        self,
+        observation: Observation,
+        recalled: list[MemoryItem],
+        *,
+        briefs: Sequence[str] = (),
+    ) -> list[Message]:
+        """The prompt: system (profile, the briefs of threads the user returns to, then
+        memories in tier order), recent turns, message."""
         profile = self.profile_text()
         memories = fit_memories(
-            recalled, budget_tokens=self.settings.prompt_budget_tokens, profile_text=profile
+            recalled,
+            budget_tokens=self.settings.prompt_budget_tokens,
+            profile_text="\n".join([profile, *briefs]),  # briefs come out of the same budget
         )
         memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
         self.last_context = memories
@@ -260,6 +269,7 @@ class MemoryController:
                     memories=memories,
                     now=observation.at,
                     small_model=self.settings.is_embedded_model,
+                    briefs=briefs,
                 ),
             }
         ]

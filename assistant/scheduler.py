@@ -18,6 +18,10 @@ from aniso.core.settings import Settings
 
 log = logging.getLogger(__name__)
 JOB_ID = "nightly-compaction"
+REFRESH_JOB_ID = "thread-refresh"
+REFRESH_EVERY_MINUTES = 60
+"""Thread briefs fall due on their own interval (24 h to 168 h, in hours): an hourly
+check writes each within the hour; a check with nothing due reads a few rows."""
 
 
 def last_scheduled(settings: Settings, now: datetime) -> datetime:
@@ -53,11 +57,20 @@ def needs_catch_up(settings: Settings, now: datetime, last_run: datetime | None)
 
 
 def start(
-    settings: Settings, run: Callable[[], Any], *, last_run: datetime | None, now: datetime
+    settings: Settings,
+    run: Callable[[], Any],
+    *,
+    last_run: datetime | None,
+    now: datetime,
+    refresh: Callable[[], Any] | None = None,
 ) -> Any:
-    """Start the background scheduler; runs once at once if a night was missed."""
+    """Start the background scheduler; runs once at once if a night was missed.
+
+    `refresh` (push refresh of open threads) runs beside it: at once (catch-up) and
+    then every REFRESH_EVERY_MINUTES."""
     from apscheduler.schedulers.background import BackgroundScheduler
     from apscheduler.triggers.cron import CronTrigger
+    from apscheduler.triggers.interval import IntervalTrigger
 
     hour, minute = (int(part) for part in settings.compact_at.split(":"))
     scheduler = BackgroundScheduler(timezone=ZoneInfo(settings.timezone))
@@ -72,6 +85,17 @@ def start(
     )
     if needs_catch_up(settings, now, last_run):
         scheduler.add_job(run, id=f"{JOB_ID}-catch-up", max_instances=1)
+    if refresh is not None:
+        scheduler.add_job(
+            refresh,
+            IntervalTrigger(minutes=REFRESH_EVERY_MINUTES),
+            id=REFRESH_JOB_ID,
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=REFRESH_EVERY_MINUTES * 60,
+            replace_existing=True,
+        )
+        scheduler.add_job(refresh, id=f"{REFRESH_JOB_ID}-catch-up", max_instances=1)
     scheduler.start()
     return scheduler
 

@@ -24,6 +24,7 @@ from aniso.llm.gateway import LLMGateway
 from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
+from aniso.refresh import Refresher, changes_since
 from aniso.tiers.compaction import Compactor
 from aniso.tiers.index.dense import DenseMemory
 from aniso.tiers.index.embeddings import LocalMiniLM
@@ -42,6 +43,7 @@ class Services:
     controller: MemoryController
     assistant: Assistant
     profile: ProfileStore
+    refresher: Refresher
 
     @property
     def memory(self) -> TieredMemory:
@@ -61,6 +63,16 @@ class Services:
         the object is unusable after."""
         self.controller.memory.dense.close()
         self.db.conn.close()
+
+    def catch_up(self) -> None:
+        """What a command does first, as the app does at start: write the thread briefs
+        that fell due while nothing ran (a temporary chat writes nothing)."""
+        if self.controller.temporary:
+            return
+        try:
+            self.refresher.run()
+        except Exception as error:  # noqa: BLE001 - a late brief must not stop a command
+            log.warning("thread refresh failed: %s", type(error).__name__)
 
     def redact_text(self, text: str) -> str:
         """Redact text on a write path other than chat (summaries, imports, exports)."""
@@ -153,12 +165,33 @@ def build(
         llm_is_local=gateway.is_local,
         temporary=temporary,
     )
+    refresher = make_refresher(settings, db, clock, controller, gateway, profile)
     return Services(
         settings=settings,
         db=db,
         clock=clock,
         gateway=gateway,
         controller=controller,
-        assistant=Assistant(controller, gateway),
+        assistant=Assistant(controller, gateway, refresher=refresher),
         profile=profile,
+        refresher=refresher,
+    )
+
+
+def make_refresher(
+    settings: Settings,
+    db: sqlite_utils.Database,
+    clock: Clock,
+    controller: MemoryController,
+    gateway: LLMGateway,
+    profile: ProfileStore,
+) -> Refresher:
+    """Push refresh of open threads: briefs pass the guard; a capable model may write them."""
+    return Refresher(
+        db,
+        clock=clock,
+        timezone=settings.timezone,
+        redact=lambda text: controller.redact(text)[0],
+        profile_changes=lambda since: changes_since(profile.history(), since),
+        complete=gateway.complete if settings.use_llm_extraction else None,
     )

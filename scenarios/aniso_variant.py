@@ -51,6 +51,7 @@ class Tiered:
 
     def night(self, now: datetime) -> None:
         self.services.compactor().run(now)
+        self.services.refresher.run(now)  # beside the compactor, as the app schedules it
 
     def forget(self, text: str, *, now: datetime) -> int:
         """The product's own erasure (`aniso forget --search TEXT --yes`)."""

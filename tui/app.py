@@ -241,6 +241,9 @@ class AnisoApp(App[None]):
             await self.chat.add("error", f"{reply.error} (your message was stored)", kind="error")
         elif target.text.strip() != reply.text.strip():
             await target.set_text(reply.text)
+        for brief in reply.briefs:  # the reply starts from where the thread was left
+            text = f"**Where we left off** on {brief.label}:\n\n{brief.text}"
+            await self.chat.add("aniso", text, kind="digest", before=target)
         for notice in reply.notices:
             await self.chat.add("notice", notice, kind="notice")
         if reply.noted:

@@ -155,7 +155,11 @@ class Backend:
             report = last_report(services.db)
         last_run = datetime.fromisoformat(report["now"]) if report else None
         self._scheduler = scheduler.start(
-            self.settings, self.compact, last_run=last_run, now=self.now()
+            self.settings,
+            self.compact,
+            last_run=last_run,
+            now=self.now(),
+            refresh=self.refresh_threads,
         )
 
     def stop(self) -> None:
@@ -257,6 +261,19 @@ class Backend:
         with self._lock:
             services = self.services()
             return make_compactor(services).run(self.now()).as_dict()
+
+    def refresh_threads(self) -> int:
+        """Write the thread briefs that are due (the scheduler's hourly job)."""
+        with self._lock:
+            services = self.services()
+            if services.controller.temporary:
+                return 0
+            return services.refresher.run(self.now())
+
+    def threads(self) -> list[Any]:
+        """Open threads, most urgent first, with their briefs."""
+        with self._lock:
+            return self.services().refresher.listing(self.now())
 
     # ---- profile ---------------------------------------------------------------
 

@@ -172,9 +172,11 @@ class ChatPane(Vertical):
     def log(self) -> VerticalScroll:
         return self.query_one("#messages", VerticalScroll)
 
-    async def add(self, role: str, text: str = "", *, kind: str = "") -> ChatMessage:
+    async def add(
+        self, role: str, text: str = "", *, kind: str = "", before: ChatMessage | None = None
+    ) -> ChatMessage:
         message = ChatMessage(role, text, kind=kind)
-        await self.log.mount(message)
+        await self.log.mount(message, before=before)
         self.log.scroll_end(animate=False)
         return message
 

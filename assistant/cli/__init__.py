@@ -92,7 +92,15 @@ class Context:
         self.overrides["data_dir"] = path
         self._settings = None
 
-    def services(self, *, temporary: bool = False) -> Services:
+    def services(self, *, temporary: bool = False, catch_up: bool = True) -> Services:
+        """The services, after catching up what fell due while nothing ran (thread
+        briefs), unless `catch_up` is off (a read-only check such as `doctor`)."""
+        services = self._build(temporary=temporary)
+        if catch_up:
+            services.catch_up()
+        return services
+
+    def _build(self, *, temporary: bool) -> Services:
         from aniso.core import timings
 
         with timings.span("imports"):
@@ -180,7 +188,7 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
         click.echo(digest + "\n", err=True)
     warmup.wait(warming, context.settings)
     on_token = None if as_json else _stream_to(sys.stdout)
-    reply = services.assistant.send(message, on_token=on_token)
+    reply = services.assistant.send(message, on_token=on_token, on_briefs=_show_briefs(as_json))
     if as_json:
         shown = _reply_json(reply)
         if digest:
@@ -192,6 +200,19 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
         _report(reply, undo_hint="undo: aniso profile undo")
     if reply.error:
         sys.exit(EXIT_ERROR)
+
+
+def _show_briefs(quiet: bool) -> Any:
+    """Where the user returns to an open thread after a pause, its brief comes first,
+    on stderr (stdout stays the reply)."""
+
+    def show(briefs: Any) -> None:
+        if quiet:
+            return
+        for brief in briefs:
+            click.echo(f"Where we left off on {brief.label}:\n{brief.text}\n", err=True)
+
+    return show
 
 
 def _report(reply: Any, *, undo_hint: str) -> None:
@@ -214,6 +235,7 @@ def _reply_json(reply: Any) -> dict[str, Any]:
         "error": reply.error,
         "notices": reply.notices,
         "profile_changes": [change_dict(change) for change in reply.profile_changes],
+        "briefs": [{"thread": brief.label, "brief": brief.text} for brief in reply.briefs],
         "recalled": [
             {
                 "block_id": item.block_id,
@@ -265,7 +287,9 @@ def chat(context: Context, temporary: bool) -> None:
                 click.echo(digest + "\n", err=not interactive)
             if interactive:
                 sys.stdout.write("aniso> ")
-            reply = services.assistant.send(line, on_token=_stream_to(sys.stdout))
+            reply = services.assistant.send(
+                line, on_token=_stream_to(sys.stdout), on_briefs=_show_briefs(False)
+            )
         except InputError as error:
             click.echo(f"aniso: error: {error}", err=True)
             continue

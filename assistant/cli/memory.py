@@ -169,3 +169,42 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
     figures = memory_stats(_root(ctx).services().db)
     click.echo(json.dumps(figures, indent=2) if as_json else render_stats(figures))
+
+
+@memory.command("threads")
+@click.option("--json", "as_json", is_flag=True, help="Print the threads as JSON.")
+@click.pass_context
+def threads_command(ctx: click.Context, as_json: bool) -> None:
+    """List open threads, most urgent first: urgency u, refresh interval and brief."""
+    services = _root(ctx).services()
+    listed = services.refresher.listing()
+    shown = [
+        {
+            "label": thread.label,
+            "opened": thread.opened.isoformat(),
+            "u": round(thread.u, 4),
+            "tau_hours": round(thread.tau_hours, 2),
+            "n": thread.n,
+            "r": thread.r,
+            "hours_since_pulled": round(thread.dt_hours, 2),
+            "last_refresh": thread.last_refresh.isoformat(),
+            "next_refresh": thread.next_refresh.isoformat(),
+            "brief": thread.brief,
+            "brief_source": thread.source,
+            "block_id": thread.block_id,
+        }
+        for thread in listed
+    ]
+    if as_json:
+        click.echo(json.dumps({"threads": shown}, ensure_ascii=False, indent=2))
+        return
+    if not shown:
+        click.echo("no open threads")
+        return
+    for thread in shown:
+        click.echo(
+            f"u {thread['u']:.2f} · refresh every {thread['tau_hours']:.0f} h · "
+            f"last {thread['last_refresh'][:16]} · {thread['label']}"
+        )
+        for line in thread["brief"].splitlines():
+            click.echo(f"    {line}")

@@ -69,7 +69,7 @@ def doctor(ctx: click.Context, as_json: bool, data_dir: str | None) -> None:
     root = _root(ctx)
     if data_dir is not None:
         root.use_data_dir(data_dir)
-    services = root.services()
+    services = root.services(catch_up=False)  # a check writes nothing
     problems = check(services.db, services.controller.memory.dense)
     loose = loose_permissions(services.settings.data_dir)
     if loose:

@@ -170,6 +170,30 @@ def m002_fts_vocabulary(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m003_threads(db: sqlite_utils.Database) -> None:
+    """Open threads and their briefs (push refresh): one row per open block."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE threads (
+            block_id INTEGER PRIMARY KEY,             -- the block holding the open problem
+            opened TEXT NOT NULL,
+            last_pulled TEXT NOT NULL,                -- when the user last touched the thread
+            last_refresh TEXT NOT NULL,               -- when its brief was last written
+            next_refresh TEXT NOT NULL,               -- last_refresh + tau_hours
+            n INTEGER NOT NULL DEFAULT 0,             -- the signals at the last refresh
+            r INTEGER NOT NULL DEFAULT 0,
+            u REAL NOT NULL DEFAULT 0,
+            tau_hours REAL NOT NULL DEFAULT 168,
+            brief TEXT NOT NULL DEFAULT '',           -- redacted, in words (never block ids)
+            source TEXT NOT NULL DEFAULT 'extractive',  -- extractive | llm
+            shown TEXT                                -- when the brief last led a reply
+        );
+        """,
+    )
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

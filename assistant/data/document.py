@@ -162,6 +162,39 @@ class ProfileValueRecord(BaseModel):
         return None if value is None else _aware(value)
 
 
+class ThreadRecord(BaseModel):
+    """An open thread's push-refresh state and its brief (redacted, in words)."""
+
+    model_config = _STRICT
+    block_id: int = Field(ge=1)
+    """The block holding the open problem."""
+    opened: datetime
+    last_pulled: datetime
+    """When the user last touched the thread."""
+    last_refresh: datetime
+    next_refresh: datetime
+    n: int = Field(ge=0)
+    """New messages touching the thread at its last refresh."""
+    r: int = Field(ge=0)
+    """Mentions of it elsewhere at its last refresh."""
+    u: float = Field(ge=0, le=1)
+    """Urgency at its last refresh."""
+    tau_hours: float = Field(ge=0)
+    """Refresh interval at its last refresh, in hours."""
+    brief: LongText
+    source: Literal["extractive", "llm"]
+    """Who wrote the brief: the extractive fallback or a capable model."""
+    shown: datetime | None = None
+    """When the brief last led a reply."""
+
+    _times = field_validator("opened", "last_pulled", "last_refresh", "next_refresh")(_aware)
+
+    @field_validator("shown")
+    @classmethod
+    def _shown(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _aware(value)
+
+
 class Tiers(BaseModel):
     model_config = _STRICT
     hot: list[BlockRecord]
@@ -187,6 +220,8 @@ class ExportDocument(BaseModel):
     """Episodes not (yet) assigned to a block."""
     links: list[LinkRecord]
     tier_events: list[TierEventRecord]
+    threads: list[ThreadRecord] = Field(default_factory=list)
+    """Open threads and their briefs (push refresh); absent in files from before them."""
 
 
 def json_schema() -> dict[str, Any]:

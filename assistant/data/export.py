@@ -41,6 +41,7 @@ from aniso.data.document import (
     EpisodeRecord,
     LinkRecord,
     ProfileValueRecord,
+    ThreadRecord,
     TierEventRecord,
 )
 from aniso.tiers import archive
@@ -65,6 +66,7 @@ class ExportReport:
     profile_values: int
     links: int
     tier_events: int
+    threads: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -195,6 +197,12 @@ def event_record(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def thread_record(row: dict[str, Any], redact: Redact) -> dict[str, Any]:
+    record = {k: row[k] for k in ThreadRecord.model_fields}
+    record["brief"] = redact(row["brief"])
+    return record
+
+
 def iter_blocks(db: sqlite_utils.Database, tier: str) -> Iterator[dict[str, Any]]:
     yield from db.query("SELECT * FROM blocks WHERE tier = ? ORDER BY id", [tier])
 
@@ -307,6 +315,12 @@ def export_json(
             TierEventRecord,
             lead=",\n",
         )
+        threads = writer.section(
+            "threads",
+            (thread_record(r, redact) for r in db.query("SELECT * FROM threads ORDER BY block_id")),
+            ThreadRecord,
+            lead=",\n",
+        )
         out.write("}\n")
     return ExportReport(
         path=str(path),
@@ -318,4 +332,5 @@ def export_json(
         profile_values=profile,
         links=links,
         tier_events=events,
+        threads=threads,
     )

@@ -24,6 +24,7 @@ import base64
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 import sqlite_utils
@@ -35,6 +36,7 @@ from aniso.data.document import (
     EpisodeRecord,
     LinkRecord,
     ProfileValueRecord,
+    ThreadRecord,
     TierEventRecord,
 )
 from aniso.data.export import cached
@@ -52,6 +54,7 @@ MEMORY_TABLES = (
     "archive",
     "profile_values",
     "tier_events",
+    "threads",
     "outbox",
     lexical.EPISODES,
     lexical.BLOCKS,
@@ -68,6 +71,7 @@ class ImportReport:
     profile_values: int = 0
     links: int = 0
     tier_events: int = 0
+    threads: int = 0
     redacted: int = 0
     """Texts the privacy guard changed on the way in."""
 
@@ -262,6 +266,29 @@ class _Writer:
             ],
         )
 
+    def thread(self, thread: ThreadRecord) -> None:
+        def at(value: datetime | None) -> str | None:
+            return None if value is None else value.isoformat()
+
+        self.db.execute(
+            "INSERT INTO threads (block_id, opened, last_pulled, last_refresh, next_refresh, "
+            "n, r, u, tau_hours, brief, source, shown) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                self.shift.b(thread.block_id),
+                at(thread.opened),
+                at(thread.last_pulled),
+                at(thread.last_refresh),
+                at(thread.next_refresh),
+                thread.n,
+                thread.r,
+                thread.u,
+                thread.tau_hours,
+                self.text(thread.brief),
+                thread.source,
+                at(thread.shown),
+            ],
+        )
+
 
 def write_document(
     db: sqlite_utils.Database,
@@ -302,6 +329,9 @@ def write_document(
             elif section == "links":
                 writer.link(record)
                 report.links += 1
+            elif section == "threads":
+                writer.thread(record)
+                report.threads += 1
             else:
                 writer.event(record)
                 report.tier_events += 1

@@ -28,6 +28,7 @@ from aniso.data.document import (
     ExportDocument,
     LinkRecord,
     ProfileValueRecord,
+    ThreadRecord,
     TierEventRecord,
 )
 from aniso.data.jsonstream import JsonReader, JsonSyntaxError
@@ -99,10 +100,11 @@ class _Checks:
         self.blocks: dict[str, int] = {tier: 0 for tier in TIERS}
         self.episodes = 0
         self._ids: dict[str, set[int]] = {
-            k: set() for k in ("block", "episode", "profile value", "tier event")
+            k: set() for k in ("block", "episode", "profile value", "tier event", "thread")
         }
         self._pairs: set[tuple[int, int]] = set()
         self._links: list[tuple[int, int, int]] = []
+        self._threads: list[tuple[int, int]] = []
 
     def fail(self, problem: str) -> InputError:
         return InputError(f"cannot import {self.name}: {problem}")
@@ -166,6 +168,9 @@ class _Checks:
             self._unique("profile value", record.id)
         elif section == "tier_events":
             self._unique("tier event", record.id)
+        elif section == "threads":
+            self._unique("thread", record.block_id)
+            self._threads.append((index, record.block_id))
         else:
             self._link(index, record)
         return record
@@ -190,6 +195,9 @@ class _Checks:
         for index, a, b in self._links:
             if a not in blocks or b not in blocks:
                 raise self.fail(f"at links[{index}]: it joins a block that is not in the file")
+        for index, block_id in self._threads:
+            if block_id not in blocks:
+                raise self.fail(f"at threads[{index}]: its block is not in the file")
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -197,6 +205,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "loose_episodes": EpisodeRecord,
     "links": LinkRecord,
     "tier_events": TierEventRecord,
+    "threads": ThreadRecord,
 }
 """The top-level lists read record by record; `tiers` holds three more."""
 

@@ -1,0 +1,417 @@
+"""Open threads: how urgent each one is, when its brief is due, and what the brief says.
+
+A thread is an active block with an open problem (the `open` marker). While the user
+is away, memory keeps a short brief of what moved on it, so the thread does not come
+back stale. Three saturating signals make its urgency
+
+    u = W_N·n/(n+K_N) + W_R·r/(r+K_R) + W_T·Δt/(Δt+K_T)
+
+- n: new messages touching the thread since its last refresh;
+- r: mentions of it elsewhere (messages in other blocks that share its words);
+- Δt: hours since the user last pulled it (wrote on it, or had it recalled);
+
+and its refresh interval is τ = T_MAX − (T_MAX − T_MIN)·u, so a busy or neglected
+thread is refreshed daily and a quiet one weekly. DESIGN-NOTES.md says why these
+constants.
+
+A message touches a thread when it is in the thread's block, or shares at least
+MIN_SHARED of the thread's salient terms. The brief is extractive and in words: the
+thread is named by its first message, never by a block id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+import sqlite_utils
+
+from aniso.core.db import transaction
+from aniso.tiers.index import lexical
+from aniso.tiers.text import sentences, stems
+
+W_N, K_N = 0.4, 3.0
+W_R, K_R = 0.3, 2.0
+W_T, K_T = 0.3, 72.0
+T_MIN_HOURS = 24.0
+T_MAX_HOURS = 168.0
+RESUME_AFTER_HOURS = 24.0
+"""A message on a thread untouched this long is a return after a pause: its reply
+starts from the brief."""
+MIN_SHARED = 2
+SCAN_LIMIT = 2000
+"""At most this many recent messages are read per thread and refresh."""
+MAX_RELATED = 3
+MAX_QUESTIONS = 2
+MAX_MOVES = 2
+LABEL_CHARS = 80
+IDS = re.compile(r"\b(block|memory|thread|episode)\s*#?\s*\d+\b|#\d+\b", re.IGNORECASE)
+
+
+def urgency(n: int, r: int, dt_hours: float) -> float:
+    """u in [0, 1): three saturating signals, weighted (the weights sum to 1)."""
+    dt = max(0.0, dt_hours)
+    return W_N * n / (n + K_N) + W_R * r / (r + K_R) + W_T * dt / (dt + K_T)
+
+
+def interval_hours(u: float) -> float:
+    """τ in [T_MIN_HOURS, T_MAX_HOURS]: the more urgent, the sooner the next brief."""
+    u = min(1.0, max(0.0, u))
+    return T_MAX_HOURS - (T_MAX_HOURS - T_MIN_HOURS) * u
+
+
+@dataclass(frozen=True)
+class Touch:
+    """A message that touches a thread."""
+
+    episode_id: int
+    block_id: int
+    at: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class Thread:
+    """One open thread as of `now`: its live urgency and its stored brief."""
+
+    block_id: int
+    label: str
+    opened: datetime
+    last_pulled: datetime
+    last_refresh: datetime
+    n: int
+    r: int
+    dt_hours: float
+    brief: str
+    source: str
+    shown: datetime | None = None
+    """When its brief last led a reply: what the user last saw of it."""
+
+    @property
+    def u(self) -> float:
+        return urgency(self.n, self.r, self.dt_hours)
+
+    @property
+    def tau_hours(self) -> float:
+        return interval_hours(self.u)
+
+    @property
+    def next_refresh(self) -> datetime:
+        return self.last_refresh + timedelta(hours=self.tau_hours)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a brief says, before it is put in words (by code or by a model)."""
+
+    label: str
+    opened: datetime
+    since: datetime
+    """What the user last saw of the thread: its brief, or its opening."""
+    seen: bool
+    """True when `since` is the last time its brief was shown."""
+    related: list[Touch] = field(default_factory=list)
+    profile: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+
+
+def clip(text: str, limit: int = LABEL_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def label(db: sqlite_utils.Database, block_id: int) -> str:
+    """The thread's name in words: its first message, else its keywords."""
+    row = db.execute(
+        "SELECT user_text FROM episodes WHERE block_id = ? ORDER BY at, id LIMIT 1", [block_id]
+    ).fetchone()
+    if row is not None:
+        return f"“{clip(row[0])}”"
+    found = db.execute("SELECT summary, keywords FROM blocks WHERE id = ?", [block_id]).fetchone()
+    if found is None:
+        return "an open problem"
+    if found[0]:
+        return f"“{clip(found[0])}”"
+    return ", ".join(json.loads(found[1])[:3]) or "an open problem"
+
+
+def _terms(db: sqlite_utils.Database, block_id: int) -> set[str]:
+    return {
+        row[0] for row in db.execute("SELECT term FROM block_terms WHERE block_id = ?", [block_id])
+    }
+
+
+def _touches(words: set[str], terms: set[str]) -> bool:
+    if not terms:
+        return False
+    return len(terms & words) >= min(MIN_SHARED, len(terms))
+
+
+def touching(
+    db: sqlite_utils.Database,
+    block_id: int,
+    *,
+    after: datetime,
+    until: datetime | None = None,
+    exclude: Sequence[int] = (),
+) -> list[Touch]:
+    """Messages after `after` (and at or before `until`) that touch the thread, oldest
+    first. Restored copies are not new messages. Stems come from the lexical index."""
+    terms = _terms(db, block_id)
+    rows = db.execute(
+        f"SELECT e.id, e.block_id, e.at, e.user_text, f.stems FROM episodes e "
+        f"LEFT JOIN {lexical.EPISODES} f ON f.rowid = e.id WHERE e.at > ? AND e.at <= ? "
+        f"AND e.origin_id IS NULL ORDER BY e.at DESC, e.id DESC LIMIT ?",
+        [after.isoformat(), (until or datetime.max).isoformat(), SCAN_LIMIT],
+    ).fetchall()
+    found = [
+        Touch(episode_id, owner, datetime.fromisoformat(at), text)
+        for episode_id, owner, at, text, indexed in rows
+        if episode_id not in exclude
+        and (owner == block_id or _touches(set((indexed or "").split()), terms))
+    ]
+    return found[::-1]
+
+
+def sync(db: sqlite_utils.Database, *, now: datetime) -> None:
+    """One row per open problem: a newly open block gets one unless it continues an
+    existing thread (shares its words: the user came back to it after a gap, which
+    starts a new block); closed threads lose theirs."""
+    with transaction(db):
+        db.execute(
+            "DELETE FROM threads WHERE block_id NOT IN "
+            "(SELECT id FROM blocks WHERE open = 1 AND status = 'active')"
+        )
+        known = {
+            block_id: _terms(db, block_id)
+            for (block_id,) in db.execute("SELECT block_id FROM threads").fetchall()
+        }
+        for block_id, created, last_access in db.execute(
+            "SELECT id, created, last_access FROM blocks WHERE open = 1 AND status = 'active' "
+            "AND id NOT IN (SELECT block_id FROM threads) ORDER BY id"
+        ).fetchall():
+            terms = _terms(db, block_id)
+            if any(_touches(terms, other) for other in known.values()):
+                continue
+            known[block_id] = terms
+            opened = min(datetime.fromisoformat(created), now)
+            db.execute(
+                "INSERT INTO threads (block_id, opened, last_pulled, last_refresh, "
+                "next_refresh, tau_hours) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    block_id,
+                    opened.isoformat(),
+                    last_access,
+                    opened.isoformat(),
+                    (opened + timedelta(hours=T_MAX_HOURS)).isoformat(),
+                    T_MAX_HOURS,
+                ],
+            )
+
+
+def _pulled(db: sqlite_utils.Database, block_id: int, stored: str, now: datetime) -> datetime:
+    """When the user last pulled the thread: the stored time (its brief led a reply),
+    or the block's last access (a message on it, or a recall that went into a reply)."""
+    pulled = datetime.fromisoformat(stored)
+    row = db.execute("SELECT last_access FROM blocks WHERE id = ?", [block_id]).fetchone()
+    if row is not None:
+        pulled = max(pulled, datetime.fromisoformat(row[0]))
+    return min(pulled, now)
+
+
+def threads(
+    db: sqlite_utils.Database, *, now: datetime, exclude: Sequence[int] = ()
+) -> list[Thread]:
+    """Every open thread with its live signals, most urgent first (call `sync` first)."""
+    found: list[Thread] = []
+    for row in db.query("SELECT * FROM threads ORDER BY block_id"):
+        block_id = row["block_id"]
+        opened = datetime.fromisoformat(row["opened"])
+        refreshed = datetime.fromisoformat(row["last_refresh"])
+        since_opened = touching(db, block_id, after=opened, until=now, exclude=exclude)
+        pulled = _pulled(db, block_id, row["last_pulled"], now)
+        new = [t for t in since_opened if t.at > refreshed]
+        elsewhere = [t for t in since_opened if t.block_id != block_id]
+        found.append(
+            Thread(
+                block_id=block_id,
+                label=label(db, block_id),
+                opened=opened,
+                last_pulled=pulled,
+                last_refresh=refreshed,
+                n=len(new),
+                r=len(elsewhere),
+                dt_hours=(now - pulled).total_seconds() / 3600,
+                brief=row["brief"],
+                source=row["source"],
+                shown=datetime.fromisoformat(row["shown"]) if row["shown"] else None,
+            )
+        )
+    return sorted(found, key=lambda t: (-t.u, t.block_id))
+
+
+def due(db: sqlite_utils.Database, *, now: datetime) -> list[Thread]:
+    """Threads whose brief is due: τ has passed since the last refresh, or none yet."""
+    return [t for t in threads(db, now=now) if t.next_refresh <= now or not t.brief]
+
+
+def facts(
+    db: sqlite_utils.Database,
+    thread: Thread,
+    *,
+    now: datetime,
+    profile_changes: Sequence[str] = (),
+    exclude: Sequence[int] = (),
+) -> Facts:
+    """What moved on the thread since the user last saw it (its brief, else its start)."""
+    since = thread.shown or thread.opened
+    terms = _terms(db, thread.block_id)
+    moved = touching(db, thread.block_id, after=since, until=now, exclude=exclude)
+    related = [t for t in moved if t.block_id != thread.block_id][-MAX_RELATED:]
+    profile = [change for change in profile_changes if terms & set(stems(change))]
+    neighbours = {t.block_id for t in moved} | {thread.block_id} | _linked(db, thread.block_id)
+    moves: list[str] = []
+    for block_id, kind, from_tier, to_tier, at in db.execute(
+        "SELECT block_id, kind, from_tier, to_tier, at FROM tier_events "
+        "WHERE kind IN ('migrate', 'restore') AND at > ? AND at <= ? ORDER BY id DESC",
+        [since.isoformat(), now.isoformat()],
+    ).fetchall():
+        if block_id in neighbours and len(moves) < MAX_MOVES:
+            what = "this thread" if block_id == thread.block_id else label(db, block_id)
+            verb = "was restored" if kind == "restore" else "moved"
+            moves.append(f"{what} {verb} from {from_tier} to {to_tier} memory ({at[:10]})")
+    return Facts(
+        label=thread.label,
+        opened=thread.opened,
+        since=since,
+        seen=thread.shown is not None,
+        related=related,
+        profile=profile,
+        moves=moves,
+        questions=_questions(db, thread.block_id, related),
+    )
+
+
+def _linked(db: sqlite_utils.Database, block_id: int) -> set[int]:
+    return {
+        row[0]
+        for row in db.execute(
+            "SELECT b FROM links WHERE a = ? AND reason != 'time' "
+            "UNION SELECT a FROM links WHERE b = ? AND reason != 'time'",
+            [block_id, block_id],
+        )
+    }
+
+
+def _questions(db: sqlite_utils.Database, block_id: int, related: Sequence[Touch]) -> list[str]:
+    """Questions the user asked on the thread, latest last."""
+    texts = [
+        row[0]
+        for row in db.execute(
+            "SELECT user_text FROM episodes WHERE block_id = ? ORDER BY at, id", [block_id]
+        )
+    ] + [t.text for t in related]
+    asked = [clip(s, 120) for text in texts for s in sentences(text) if s.rstrip().endswith("?")]
+    return list(dict.fromkeys(asked))[-MAX_QUESTIONS:]
+
+
+def extractive(found: Facts, zone: tzinfo) -> str:
+    """The brief in words, from the facts alone (correct without any model)."""
+
+    def day(at: datetime) -> str:
+        return f"{at.astimezone(zone):%d %b}".lstrip("0")
+
+    lines = [f"Open since {day(found.opened)}: {found.label}."]
+    news = [f"- {day(t.at)}, in another conversation: “{clip(t.text)}”" for t in found.related]
+    news += [f"- profile: {change}" for change in found.profile]
+    news += [f"- memory: {move}" for move in found.moves]
+    since = f"you last looked ({day(found.since)})" if found.seen else "it opened"
+    if news:
+        lines.append(f"Since {since}:")
+        lines += news
+    else:
+        lines.append(f"Nothing new since {since}.")
+    if found.questions:
+        lines.append("Still open: " + " ".join(f"“{q}”" for q in found.questions))
+    return "\n".join(lines)
+
+
+def has_ids(text: str) -> bool:
+    """True when text names memory by number: a brief must speak in words."""
+    return bool(IDS.search(text))
+
+
+def save(
+    db: sqlite_utils.Database,
+    thread: Thread,
+    *,
+    brief: str,
+    source: str,
+    now: datetime,
+    refreshed: bool = True,
+) -> None:
+    """Store a thread's brief; a refresh restarts its interval (n counts from now)."""
+    with transaction(db):
+        if refreshed:
+            after = urgency(0, thread.r, thread.dt_hours)
+            db.execute(
+                "UPDATE threads SET last_refresh = ?, next_refresh = ?, n = ?, r = ?, u = ?, "
+                "tau_hours = ?, brief = ?, source = ? WHERE block_id = ?",
+                [
+                    now.isoformat(),
+                    (now + timedelta(hours=interval_hours(after))).isoformat(),
+                    thread.n,
+                    thread.r,
+                    round(thread.u, 6),
+                    round(thread.tau_hours, 3),
+                    brief,
+                    source,
+                    thread.block_id,
+                ],
+            )
+        else:
+            db.execute(
+                "UPDATE threads SET brief = ?, source = ? WHERE block_id = ?",
+                [brief, source, thread.block_id],
+            )
+
+
+def touched_by(db: sqlite_utils.Database, episode_id: int) -> list[int]:
+    """The threads a message touches (its own block's, or by shared words)."""
+    row = db.execute(
+        f"SELECT e.block_id, f.stems FROM episodes e LEFT JOIN {lexical.EPISODES} f "
+        f"ON f.rowid = e.id WHERE e.id = ?",
+        [episode_id],
+    ).fetchone()
+    if row is None:
+        return []
+    owner, indexed = row
+    words = set((indexed or "").split())
+    return [
+        block_id
+        for (block_id,) in db.execute("SELECT block_id FROM threads ORDER BY block_id").fetchall()
+        if block_id == owner or _touches(words, _terms(db, block_id))
+    ]
+
+
+def mark_shown(db: sqlite_utils.Database, block_ids: Sequence[int], *, now: datetime) -> None:
+    """The user is back on these threads and has seen their briefs."""
+    with transaction(db):
+        for block_id in block_ids:
+            db.execute(
+                "UPDATE threads SET last_pulled = ?, shown = ? WHERE block_id = ?",
+                [now.isoformat(), now.isoformat(), block_id],
+            )
+
+
+def forget(db: sqlite_utils.Database) -> None:
+    """After an erasure: threads of removed blocks go, and every brief is written anew
+    (a brief quotes messages, which may be the forgotten ones)."""
+    db.execute(
+        "DELETE FROM threads WHERE block_id NOT IN (SELECT id FROM blocks WHERE status = 'active')"
+    )
+    db.execute("UPDATE threads SET brief = '', source = 'extractive'")
