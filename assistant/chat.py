@@ -87,6 +87,8 @@ class Assistant:
             controller.db,
             session=controller.session,
             profile_changes=self._profile_changes(since),
+            now=controller.clock(),
+            zone=zone,
         )
         return None if found.is_empty() else found.markdown(zone)
 

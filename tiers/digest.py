@@ -20,16 +20,21 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 import sqlite_utils
 
 from aniso.core.db import transaction
+from aniso.tiers import triage
+from aniso.tiers.text import stems
 
 META_KEY = "digest_day"
 MAX_OPEN = 5
 MAX_EXAMPLES = 3
 LABEL_CHARS = 70
+MAX_TIMELINE = 12
+TIMELINE_ALPHA = 0.5
+FOLLOW_SHARED = 2
 
 
 @dataclass(frozen=True)
@@ -39,14 +44,19 @@ class Digest:
     changes: list[str] = field(default_factory=list)
     moves: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
+    timeline: list[str] = field(default_factory=list)
+    """On a busy day (triage): what escalated, what followed from what, what was
+    decided, in order. It takes the place of the open list."""
 
     def is_empty(self) -> bool:
-        return not (self.open_items or self.changes or self.moves)
+        return not (self.open_items or self.changes or self.moves or self.timeline)
 
     def markdown(self, zone: tzinfo) -> str:
         when = f" ({self.since.astimezone(zone):%d %b %Y})" if self.since else ""
         lines = [f"**Since your last session**{when}"]
-        if self.open_items:
+        if self.timeline:
+            lines += ["", "A busy day, in order:"] + [f"- {entry}" for entry in self.timeline]
+        elif self.open_items:
             lines += ["", "Still open:"] + [f"- {item}" for item in self.open_items]
         if self.changes:
             lines += ["", "Changed in your profile:"] + [f"- {item}" for item in self.changes]
@@ -109,18 +119,54 @@ def moves_since(
     return dict(counts), examples
 
 
+def timeline(db: sqlite_utils.Database, *, now: datetime, zone: tzinfo) -> list[str]:
+    """The busy window in order: each message that escalated or decided something,
+    with what it follows from (the latest earlier entry on the same thread or sharing
+    two of its words)."""
+    entries: list[str] = []
+    earlier: list[tuple[int, set[str], str]] = []
+    for row in triage.recent(db, now=now):
+        what = triage.kind(row["user_text"])
+        if what is None:
+            continue
+        at = f"{datetime.fromisoformat(row['at']).astimezone(zone):%H:%M}"
+        words = set(stems(row["user_text"]))
+        follows = next(
+            (
+                when
+                for block_id, seen, when in reversed(earlier)
+                if block_id == row["block_id"] or len(seen & words) >= FOLLOW_SHARED
+            ),
+            None,
+        )
+        tail = f" (follows from {follows})" if follows else ""
+        entries.append(f"{at} {what}: “{_clip(row['user_text'])}”{tail}")
+        earlier.append((row["block_id"], words, at))
+    return entries[-MAX_TIMELINE:]
+
+
 def build(
-    db: sqlite_utils.Database, *, session: str, profile_changes: Sequence[str] = ()
+    db: sqlite_utils.Database,
+    *,
+    session: str,
+    profile_changes: Sequence[str] = (),
+    now: datetime | None = None,
+    zone: tzinfo | None = None,
 ) -> Digest:
-    """The digest as of now; `profile_changes` come from the profile (see chat.py)."""
+    """The digest as of `now`; `profile_changes` come from the profile (see chat.py).
+    Under triage (α at least TIMELINE_ALPHA) the open list becomes a timeline."""
     since = last_session_end(db, session)
     moves, examples = moves_since(db, since)
+    busy: list[str] = []
+    if now is not None and triage.load(db, now=now).alpha >= TIMELINE_ALPHA:
+        busy = timeline(db, now=now, zone=zone or UTC)
     return Digest(
         since=since,
         open_items=open_items(db),
         changes=list(profile_changes),
         moves=moves,
         examples=examples,
+        timeline=busy,
     )
 
 

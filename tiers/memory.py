@@ -22,7 +22,7 @@ import sqlite_utils
 
 from aniso.core.db import select_in, transaction
 from aniso.core.tokens import count_tokens
-from aniso.tiers import archive, blocks, links, markers
+from aniso.tiers import archive, blocks, links, markers, triage
 from aniso.tiers.actuality import ActualityInputs, actuality
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import DenseMemory, archive_key, block_key, episode_key, parse_key
@@ -82,11 +82,18 @@ def episode_text(user_text: str, reply: str | None) -> str:
 
 class TieredMemory:
     def __init__(
-        self, db: sqlite_utils.Database, dense: DenseMemory, *, fusion: Fusion = "scores"
+        self,
+        db: sqlite_utils.Database,
+        dense: DenseMemory,
+        *,
+        fusion: Fusion = "scores",
+        triage: bool = True,
     ) -> None:
         self.db = db
         self.dense = dense
         self.fusion = fusion
+        self.triage = triage
+        """Busy-day triage (`aniso.tiers.triage`); off only to measure it against on."""
 
     # ---- write path -------------------------------------------------------------
 
@@ -224,7 +231,10 @@ class TieredMemory:
         items, archived = self._materialise(scores, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, items), archived)
         items = self._expand(items, query, now=now, exclude=excluded)
-        ranked = self._rank(items, now=now)
+        weight = triage.load(self.db, now=now).weight if self.triage else 0.0
+        if weight > 0:
+            items += self._critical(items, now=now, exclude=excluded)
+        ranked = self._rank(items, now=now, triage_weight=weight)
         deduped = _dedupe(_relevant(ranked), limit=limit)
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
@@ -427,12 +437,44 @@ class TieredMemory:
             ref=best["ref"],
         )
 
-    def _rank(self, hits: list[_Hit], *, now: datetime) -> list[_Hit]:
+    def _critical(self, hits: list[_Hit], *, now: datetime, exclude: set[int]) -> list[_Hit]:
+        """On a busy day, the window's critical messages are candidates even when they
+        share nothing with the query: triage ranks them by criticality."""
+        present = {hit.key for hit in hits}
+        extra: list[_Hit] = []
+        for row in triage.recent(self.db, now=now):
+            key = episode_key(row["id"])
+            if key in present or row["id"] in exclude or row["status"] != "active":
+                continue
+            critical = triage.criticality(
+                row["user_text"],
+                important=bool(row["important"]),
+                open_=bool(row["open"]),
+                pinned=bool(row["pinned"]),
+            )
+            if critical > 0:
+                extra.append(
+                    _Hit(
+                        key=key,
+                        score=0.0,
+                        block_id=row["block_id"],
+                        tier=row["tier"],
+                        at=datetime.fromisoformat(row["at"]),
+                        text=episode_text(row["user_text"], row["reply"]),
+                        episode_id=row["id"],
+                        ref=row["ref"],
+                    )
+                )
+        return extra
+
+    def _rank(self, hits: list[_Hit], *, now: datetime, triage_weight: float = 0.0) -> list[_Hit]:
         found = _actuality_inputs(self.db, [hit.block_id for hit in hits])
         for hit in hits:
             inputs = found.get(hit.block_id)
             if inputs is not None:
                 hit.score *= 0.8 + 0.4 * actuality(inputs, now)
+        if triage_weight > 0 and hits:
+            _mix_criticality(hits, found, triage_weight)
         return sorted(hits, key=lambda h: -h.score)
 
     def mark_used(self, items: Sequence[MemoryItem], *, at: datetime) -> None:
@@ -650,6 +692,23 @@ def _ranked_since(
     if restored and uses == 0:
         return min(last_access, last_episode_at)
     return last_access
+
+
+def _mix_criticality(hits: list[_Hit], found: dict[int, ActualityInputs], weight: float) -> None:
+    """α·criticality + (1 − α)·similarity, with similarity relative to the best hit
+    (scores are relative already) and the result on the same scale, so the relevance
+    floor keeps its meaning."""
+    top = max(hit.score for hit in hits)
+    scale = top if top > 0 else 1.0
+    for hit in hits:
+        inputs = found.get(hit.block_id)
+        critical = triage.criticality(
+            hit.text.split("\n(reply:")[0],
+            important=bool(inputs and inputs.important),
+            open_=bool(inputs and inputs.open),
+            pinned=bool(inputs and inputs.pinned),
+        )
+        hit.score = scale * (weight * critical + (1 - weight) * hit.score / scale)
 
 
 def _relevant(hits: list[_Hit]) -> list[_Hit]:

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 import sqlite_utils
 
 from aniso.tiers.blocks import counts_by_tier
+from aniso.tiers.triage import load
 
 
-def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
-    """A stable, JSON-ready summary; keys are a contract of `aniso stats --json`."""
+def memory_stats(db: sqlite_utils.Database, *, now: datetime | None = None) -> dict[str, Any]:
+    """A stable, JSON-ready summary; keys are a contract of `aniso stats --json`.
+    Given `now`, it adds the busy-day triage: `lambda` (messages and open items per
+    hour, recently) and `alpha` (the triage weight it gives)."""
 
     def count(sql: str, params: list[Any] | None = None) -> int:
         return int(db.execute(sql, params or []).fetchone()[0])
@@ -28,7 +32,7 @@ def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
     redactions: Counter[str] = Counter()
     for (detail,) in db.execute("SELECT detail FROM audit WHERE kind = 'redaction'"):
         redactions[json.loads(detail).get("type", "UNKNOWN")] += 1
-    return {
+    figures: dict[str, Any] = {
         "messages": messages,
         "answered": count("SELECT COUNT(*) FROM episodes WHERE status = 'answered'"),
         "failed": count("SELECT COUNT(*) FROM episodes WHERE status = 'failed'"),
@@ -39,6 +43,11 @@ def memory_stats(db: sqlite_utils.Database) -> dict[str, Any]:
         "miss_rate": round(misses / messages, 4) if messages else 0.0,
         "redactions": dict(sorted(redactions.items())),
     }
+    if now is not None:
+        found = load(db, now=now)
+        figures["lambda"] = round(found.lam, 4)
+        figures["alpha"] = round(found.alpha, 4)
+    return figures
 
 
 def render_stats(stats: dict[str, Any]) -> str:
@@ -54,4 +63,9 @@ def render_stats(stats: dict[str, Any]) -> str:
             f"misses         {stats['misses']} corrections, miss rate {stats['miss_rate']:.1%}",
             f"withheld       {redacted}",
         ]
+        + (
+            [f"triage         α {stats['alpha']:.2f} at λ {stats['lambda']:.1f} per hour"]
+            if "alpha" in stats
+            else []
+        )
     )

@@ -79,6 +79,7 @@ class AnisoApp(App[None]):
         self._redacted: list[str] = []
         self._busy = ""
         self._profile_line = ""
+        self._triage = 0.0
 
     # ---- layout and start-up -----------------------------------------------------
 
@@ -142,6 +143,7 @@ class AnisoApp(App[None]):
                 temporary=self.backend.temporary,
                 busy=self._busy,
                 profile=self._profile_line,
+                triage=self._triage,
             )
         )
 
@@ -250,6 +252,7 @@ class AnisoApp(App[None]):
             self._profile_line = f"{reply.noted} (F9 undoes)"
             await self.chat.add("notice", self._profile_line, kind="notice")
         self._redacted = turn.redacted
+        self._triage = turn.triage
         self.refresh_status()
         self.refresh_memory(reply.recalled)
 

@@ -41,6 +41,8 @@ class Turn:
     reply: Reply
     redacted: list[str] = field(default_factory=list)
     """Kinds of private data withheld from memory in this message (never values)."""
+    triage: float = 0.0
+    """Busy-day triage weight α after this message (`aniso.tiers.triage`)."""
 
 
 class Backend:
@@ -191,7 +193,18 @@ class Backend:
         with self._lock:
             services = self.services()
             reply = services.assistant.send(text, on_token=on_token, cancelled=cancelled)
-            return Turn(reply=reply, redacted=self._redacted_kinds(services, reply))
+            return Turn(
+                reply=reply,
+                redacted=self._redacted_kinds(services, reply),
+                triage=self._triage(services),
+            )
+
+    def _triage(self, services: Services) -> float:
+        from aniso.tiers.triage import load
+
+        if services.controller.temporary:
+            return 0.0
+        return load(services.db, now=self.now()).alpha
 
     def _redacted_kinds(self, services: Services, reply: Reply) -> list[str]:
         from aniso.tiers.episodes import pii_types

@@ -9,6 +9,9 @@ from datetime import datetime
 from rich.text import Text
 from textual.widgets import Static
 
+TRIAGE_SHOWN = 0.05
+"""The triage weight from which recall is no longer plain similarity (ALPHA_FLOOR)."""
+
 
 @dataclass(frozen=True)
 class Status:
@@ -21,6 +24,8 @@ class Status:
     busy: str = ""
     profile: str = ""
     """The last profile change: "Noted: diet → vegetarian (F9 undoes)", or an undo's result."""
+    triage: float = 0.0
+    """Busy-day triage weight α after the last turn; shown once triage is on."""
 
 
 def render_status(status: Status) -> Text:
@@ -43,6 +48,9 @@ def render_status(status: Status) -> Text:
     if status.profile:
         line.append(" │ ")
         line.append(status.profile, style="bold cyan")
+    if status.triage >= TRIAGE_SHOWN:
+        line.append(" │ ")
+        line.append(f"busy day: triage α {status.triage:.2f}", style="bold black on cyan")
     if status.busy:
         line.append(f" │ {status.busy}", style="italic")
     return line

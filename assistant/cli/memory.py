@@ -167,7 +167,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     """Memory in numbers: tiers, profile, withheld data and the retrieval-miss rate."""
     from aniso.tiers.stats import memory_stats, render_stats
 
-    figures = memory_stats(_root(ctx).services().db)
+    services = _root(ctx).services()
+    figures = memory_stats(services.db, now=services.clock())
     click.echo(json.dumps(figures, indent=2) if as_json else render_stats(figures))
 
 
