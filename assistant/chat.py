@@ -19,6 +19,7 @@ from aniso.llm.gateway import LLMGateway
 from aniso.profile.notice import noted
 from aniso.profile.store import Change
 from aniso.refresh import Brief, Refresher
+from aniso.reuse import Offer, Reuse
 from aniso.tiers.model import MemoryItem
 
 
@@ -38,6 +39,8 @@ class Reply:
     briefs: tuple[Brief, ...] = ()
     """Open threads this message returned to after a pause: the reply starts from
     their briefs, which the interfaces show before it."""
+    procedure: Offer | None = None
+    """The accepted procedure this request reused, adapted to the current profile."""
 
     @property
     def noted(self) -> str | None:
@@ -54,10 +57,12 @@ class Assistant:
         gateway: LLMGateway,
         *,
         refresher: Refresher | None = None,
+        reuse: Reuse | None = None,
     ) -> None:
         self.controller = controller
         self.gateway = gateway
         self.refresher = refresher
+        self.reuse = reuse
 
     def pending_digest(self) -> str | None:
         """The start-of-session digest in Markdown, once per local day, else None.
@@ -111,6 +116,18 @@ class Assistant:
             logging.getLogger(__name__).warning("thread briefs failed: %s", type(error).__name__)
             return ()
 
+    def _offer(self, text: str, episode_id: int) -> Offer | None:
+        """Judge the previous answer by this message (accepted answers become
+        procedures), then offer a procedure for this request; never costs the reply."""
+        if self.reuse is None or self.controller.temporary or not episode_id:
+            return None
+        try:
+            self.reuse.judge(text, current_episode=episode_id)
+            return self.reuse.offer(text, episode_id=episode_id)
+        except Exception as error:  # noqa: BLE001 - reuse is a saving, the reply is not
+            logging.getLogger(__name__).warning("procedures failed: %s", type(error).__name__)
+            return None
+
     def send(
         self,
         text: str,
@@ -125,6 +142,7 @@ class Assistant:
         pause, before the first token."""
         observation = self.controller.observe(text)
         briefs = self._briefs(observation.episode_id)
+        offer = self._offer(observation.stored_text, observation.episode_id)
         if briefs and on_briefs is not None:
             on_briefs(briefs)  # shown before the reply streams: the reply starts from them
         with timings.span("recall"):
@@ -132,7 +150,10 @@ class Assistant:
                 observation.stored_text, current_episode=observation.episode_id
             )
         messages = self.controller.assemble(
-            observation, recalled, briefs=[brief.text for brief in briefs]
+            observation,
+            recalled,
+            briefs=[brief.text for brief in briefs],
+            procedure=offer.prompt_text() if offer else None,
         )
         notices = observation.notices + self.controller.warnings
         request = CompletionRequest(messages=messages, max_tokens=self.gateway.reply_max_tokens)
@@ -160,6 +181,7 @@ class Assistant:
                 error=message,
                 profile_changes=observation.profile_changes,
                 briefs=briefs,
+                procedure=offer,
             )
         timings.mark("reply_end")
         reply = "".join(pieces).strip()
@@ -174,6 +196,7 @@ class Assistant:
                 error=message,
                 profile_changes=observation.profile_changes,
                 briefs=briefs,
+                procedure=offer,
             )
         try:
             self.controller.remember_reply(observation, reply)
@@ -186,6 +209,7 @@ class Assistant:
                 error=f"{error}; the reply was not kept",
                 profile_changes=observation.profile_changes,
                 briefs=briefs,
+                procedure=offer,
             )
         return Reply(
             text=reply,
@@ -194,4 +218,5 @@ class Assistant:
             notices=notices,
             profile_changes=observation.profile_changes,
             briefs=briefs,
+            procedure=offer,
         )

@@ -250,6 +250,7 @@ class MemoryController:
         recalled: list[MemoryItem],
         *,
         briefs: Sequence[str] = (),
+        procedure: str | None = None,
     ) -> list[Message]:
         """The prompt: system (profile, the briefs of threads the user returns to, then
         memories in tier order), recent turns, message."""
@@ -257,7 +258,8 @@ class MemoryController:
         memories = fit_memories(
             recalled,
             budget_tokens=self.settings.prompt_budget_tokens,
-            profile_text="\n".join([profile, *briefs]),  # briefs come out of the same budget
+            # briefs and a procedure come out of the same budget
+            profile_text="\n".join([profile, *briefs, procedure or ""]),
         )
         memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
         self.last_context = memories
@@ -270,6 +272,7 @@ class MemoryController:
                     now=observation.at,
                     small_model=self.settings.is_embedded_model,
                     briefs=briefs,
+                    procedure=procedure,
                 ),
             }
         ]

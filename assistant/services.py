@@ -25,6 +25,7 @@ from aniso.privacy.redactor import AuditedRedactor
 from aniso.profile.learner import ProfileLearner
 from aniso.profile.store import ProfileStore
 from aniso.refresh import Refresher, changes_since
+from aniso.reuse import Reuse
 from aniso.tiers.compaction import Compactor
 from aniso.tiers.index.dense import DenseMemory
 from aniso.tiers.index.embeddings import LocalMiniLM
@@ -172,7 +173,17 @@ def build(
         clock=clock,
         gateway=gateway,
         controller=controller,
-        assistant=Assistant(controller, gateway, refresher=refresher),
+        assistant=Assistant(
+            controller,
+            gateway,
+            refresher=refresher,
+            reuse=Reuse(
+                db,
+                clock=clock,
+                redact=lambda text: controller.redact(text)[0],
+                profile_values=lambda: profile.current().as_values(),
+            ),
+        ),
         profile=profile,
         refresher=refresher,
     )

@@ -236,6 +236,13 @@ def _reply_json(reply: Any) -> dict[str, Any]:
         "notices": reply.notices,
         "profile_changes": [change_dict(change) for change in reply.profile_changes],
         "briefs": [{"thread": brief.label, "brief": brief.text} for brief in reply.briefs],
+        "procedure": None
+        if reply.procedure is None
+        else {
+            "id": reply.procedure.procedure_id,
+            "kind": reply.procedure.kind,
+            "steps": reply.procedure.steps,
+        },
         "recalled": [
             {
                 "block_id": item.block_id,

@@ -209,3 +209,58 @@ def threads_command(ctx: click.Context, as_json: bool) -> None:
         )
         for line in thread["brief"].splitlines():
             click.echo(f"    {line}")
+
+
+@memory.command("procedures")
+@click.option("--json", "as_json", is_flag=True, help="Print the procedures as JSON.")
+@click.option("--pin", "pin", type=int, metavar="ID", help="Pin a procedure: reused first.")
+@click.option("--unpin", "unpin", type=int, metavar="ID", help="Unpin a procedure.")
+@click.option("--forget", "forget_id", type=int, metavar="ID", help="Erase a procedure.")
+@click.pass_context
+def procedures_command(
+    ctx: click.Context, as_json: bool, pin: int | None, unpin: int | None, forget_id: int | None
+) -> None:
+    """List reusable procedures (accepted answers) with their uses and weights."""
+    from aniso.core.errors import InputError
+    from aniso.tiers import procedures
+
+    services = _root(ctx).services()
+    db = services.db
+    for chosen, action in ((pin, "pin"), (unpin, "unpin"), (forget_id, "forget")):
+        if chosen is None:
+            continue
+        done = (
+            procedures.forget(db, [chosen]) > 0
+            if action == "forget"
+            else procedures.set_pinned(db, chosen, action == "pin")
+        )
+        if not done:
+            raise InputError(f"no procedure {chosen}: see `aniso memory procedures`")
+    listed = procedures.listing(db, now=services.clock())
+    shown = [
+        {
+            "id": p.id,
+            "kind": p.kind,
+            "title": p.title,
+            "steps": p.steps,
+            "params": p.params,
+            "uses": p.uses,
+            "weight": p.weight,
+            "pinned": p.pinned,
+            "rejected": p.rejected,
+            "last_used": p.last_used.isoformat(),
+        }
+        for p in listed
+    ]
+    if as_json:
+        click.echo(json.dumps({"procedures": shown}, ensure_ascii=False, indent=2))
+        return
+    if not shown:
+        click.echo("no procedures yet")
+        return
+    for p in shown:
+        marks = " pinned" if p["pinned"] else (" REJECTED" if p["rejected"] else "")
+        click.echo(
+            f"{p['id']:>4} {p['kind']:<13} uses {p['uses']:>2} weight {p['weight']:.2f}{marks} "
+            f"· {p['title'][:60]}"
+        )

@@ -194,6 +194,36 @@ def m003_threads(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m004_procedures(db: sqlite_utils.Database) -> None:
+    """Reusable procedures (accepted answers as steps) and their links to requests."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE procedures (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,                       -- meal plan | packing list | ...
+            title TEXT NOT NULL,                      -- the request, redacted
+            steps TEXT NOT NULL,                      -- JSON list, redacted, with {field} names
+            params TEXT NOT NULL DEFAULT '{}',        -- JSON: field -> values when accepted
+            source_episode INTEGER,
+            created TEXT NOT NULL,
+            last_used TEXT NOT NULL,
+            uses INTEGER NOT NULL DEFAULT 0,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            rejected INTEGER NOT NULL DEFAULT 0       -- never offered again
+        );
+        CREATE TABLE procedure_links (
+            procedure_id INTEGER NOT NULL,
+            episode_id INTEGER NOT NULL,              -- a request that used it
+            weight REAL NOT NULL,
+            updated TEXT NOT NULL,
+            PRIMARY KEY (procedure_id, episode_id)
+        ) WITHOUT ROWID;
+        """,
+    )
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

@@ -195,6 +195,40 @@ class ThreadRecord(BaseModel):
         return None if value is None else _aware(value)
 
 
+class ProcedureLinkRecord(BaseModel):
+    """A request that used a procedure, weighted by use."""
+
+    model_config = _STRICT
+    episode_id: int
+    weight: float = Field(ge=0)
+    updated: datetime
+
+    _at = field_validator("updated")(_aware)
+
+
+class ProcedureRecord(BaseModel):
+    """An accepted answer kept as steps with named parameters (`{diet}`), or a rejected
+    one kept only so that it is never offered again."""
+
+    model_config = _STRICT
+    id: int = Field(ge=1)
+    kind: str = Field(max_length=50)
+    title: LongText
+    """The request that produced it, redacted."""
+    steps: list[LongText] = Field(max_length=200)
+    params: dict[str, list[str]]
+    """The profile values the steps named when the answer was accepted."""
+    source_episode: int | None = None
+    created: datetime
+    last_used: datetime
+    uses: int = Field(ge=0)
+    pinned: bool
+    rejected: bool
+    links: list[ProcedureLinkRecord]
+
+    _times = field_validator("created", "last_used")(_aware)
+
+
 class Tiers(BaseModel):
     model_config = _STRICT
     hot: list[BlockRecord]
@@ -222,6 +256,8 @@ class ExportDocument(BaseModel):
     tier_events: list[TierEventRecord]
     threads: list[ThreadRecord] = Field(default_factory=list)
     """Open threads and their briefs (push refresh); absent in files from before them."""
+    procedures: list[ProcedureRecord] = Field(default_factory=list)
+    """Reusable procedures with their links; absent in files from before them."""
 
 
 def json_schema() -> dict[str, Any]:

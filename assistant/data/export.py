@@ -40,6 +40,7 @@ from aniso.data.document import (
     BlockRecord,
     EpisodeRecord,
     LinkRecord,
+    ProcedureRecord,
     ProfileValueRecord,
     ThreadRecord,
     TierEventRecord,
@@ -67,6 +68,7 @@ class ExportReport:
     links: int
     tier_events: int
     threads: int = 0
+    procedures: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -203,6 +205,33 @@ def thread_record(row: dict[str, Any], redact: Redact) -> dict[str, Any]:
     return record
 
 
+def procedure_record(
+    db: sqlite_utils.Database, row: dict[str, Any], redact: Redact
+) -> dict[str, Any]:
+    links = [
+        {"episode_id": e, "weight": w, "updated": u}
+        for e, w, u in db.execute(
+            "SELECT episode_id, weight, updated FROM procedure_links WHERE procedure_id = ? "
+            "ORDER BY episode_id",
+            [row["id"]],
+        )
+    ]
+    return {
+        "id": row["id"],
+        "kind": row["kind"],
+        "title": redact(row["title"]),
+        "steps": [redact(step) for step in _loads(row["steps"], [])],
+        "params": _loads(row["params"], {}),
+        "source_episode": row["source_episode"],
+        "created": row["created"],
+        "last_used": row["last_used"],
+        "uses": row["uses"],
+        "pinned": bool(row["pinned"]),
+        "rejected": bool(row["rejected"]),
+        "links": links,
+    }
+
+
 def iter_blocks(db: sqlite_utils.Database, tier: str) -> Iterator[dict[str, Any]]:
     yield from db.query("SELECT * FROM blocks WHERE tier = ? ORDER BY id", [tier])
 
@@ -321,6 +350,15 @@ def export_json(
             ThreadRecord,
             lead=",\n",
         )
+        procedures = writer.section(
+            "procedures",
+            (
+                procedure_record(db, r, redact)
+                for r in db.query("SELECT * FROM procedures ORDER BY id")
+            ),
+            ProcedureRecord,
+            lead=",\n",
+        )
         out.write("}\n")
     return ExportReport(
         path=str(path),
@@ -333,4 +371,5 @@ def export_json(
         links=links,
         tier_events=events,
         threads=threads,
+        procedures=procedures,
     )

@@ -267,7 +267,14 @@ def forget(services: Services, plan: Plan, *, remove_profile: bool) -> dict[str,
                 remove_profile=remove_profile,
             )
             if plan.everything:
-                for table in ("compaction_runs", "outbox", lexical.EPISODES, lexical.BLOCKS):
+                for table in (
+                    "compaction_runs",
+                    "outbox",
+                    "procedures",
+                    "procedure_links",
+                    lexical.EPISODES,
+                    lexical.BLOCKS,
+                ):
                     db.execute(f"DELETE FROM {table}")
                 db.execute("DELETE FROM audit WHERE kind IN ('redaction', 'miss')")
                 erased.vector_keys = _all_vector_keys(dense)

@@ -35,6 +35,7 @@ from aniso.data.document import (
     BlockRecord,
     EpisodeRecord,
     LinkRecord,
+    ProcedureRecord,
     ProfileValueRecord,
     ThreadRecord,
     TierEventRecord,
@@ -55,6 +56,8 @@ MEMORY_TABLES = (
     "profile_values",
     "tier_events",
     "threads",
+    "procedures",
+    "procedure_links",
     "outbox",
     lexical.EPISODES,
     lexical.BLOCKS,
@@ -72,6 +75,7 @@ class ImportReport:
     links: int = 0
     tier_events: int = 0
     threads: int = 0
+    procedures: int = 0
     redacted: int = 0
     """Texts the privacy guard changed on the way in."""
 
@@ -85,6 +89,7 @@ class _Offsets:
     episode: int = 0
     profile: int = 0
     event: int = 0
+    procedure: int = 0
 
     @classmethod
     def past(cls, db: sqlite_utils.Database) -> _Offsets:
@@ -98,6 +103,7 @@ class _Offsets:
             ),
             profile=top("SELECT max(id) FROM profile_values"),
             event=top("SELECT max(id) FROM tier_events"),
+            procedure=top("SELECT max(id) FROM procedures"),
         )
 
     def b(self, value: int | None) -> int | None:
@@ -289,6 +295,32 @@ class _Writer:
             ],
         )
 
+    def procedure(self, procedure: ProcedureRecord) -> None:
+        number = procedure.id + self.shift.procedure
+        self.db.execute(
+            "INSERT INTO procedures (id, kind, title, steps, params, source_episode, created, "
+            "last_used, uses, pinned, rejected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                number,
+                procedure.kind,
+                self.text(procedure.title),
+                json.dumps([self.text(step) for step in procedure.steps], ensure_ascii=False),
+                json.dumps(procedure.params, ensure_ascii=False),
+                self.shift.e(procedure.source_episode),
+                procedure.created.isoformat(),
+                procedure.last_used.isoformat(),
+                procedure.uses,
+                int(procedure.pinned),
+                int(procedure.rejected),
+            ],
+        )
+        for link in procedure.links:
+            self.db.execute(
+                "INSERT INTO procedure_links (procedure_id, episode_id, weight, updated) "
+                "VALUES (?, ?, ?, ?)",
+                [number, self.shift.e(link.episode_id), link.weight, link.updated.isoformat()],
+            )
+
 
 def write_document(
     db: sqlite_utils.Database,
@@ -332,6 +364,9 @@ def write_document(
             elif section == "threads":
                 writer.thread(record)
                 report.threads += 1
+            elif section == "procedures":
+                writer.procedure(record)
+                report.procedures += 1
             else:
                 writer.event(record)
                 report.tier_events += 1

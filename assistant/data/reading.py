@@ -27,6 +27,7 @@ from aniso.data.document import (
     EpisodeRecord,
     ExportDocument,
     LinkRecord,
+    ProcedureRecord,
     ProfileValueRecord,
     ThreadRecord,
     TierEventRecord,
@@ -100,7 +101,8 @@ class _Checks:
         self.blocks: dict[str, int] = {tier: 0 for tier in TIERS}
         self.episodes = 0
         self._ids: dict[str, set[int]] = {
-            k: set() for k in ("block", "episode", "profile value", "tier event", "thread")
+            k: set()
+            for k in ("block", "episode", "profile value", "tier event", "thread", "procedure")
         }
         self._pairs: set[tuple[int, int]] = set()
         self._links: list[tuple[int, int, int]] = []
@@ -168,6 +170,8 @@ class _Checks:
             self._unique("profile value", record.id)
         elif section == "tier_events":
             self._unique("tier event", record.id)
+        elif section == "procedures":
+            self._unique("procedure", record.id)
         elif section == "threads":
             self._unique("thread", record.block_id)
             self._threads.append((index, record.block_id))
@@ -206,6 +210,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "links": LinkRecord,
     "tier_events": TierEventRecord,
     "threads": ThreadRecord,
+    "procedures": ProcedureRecord,
 }
 """The top-level lists read record by record; `tiers` holds three more."""
 

@@ -29,6 +29,8 @@ def test_ask_json_shape(data_dir: Path) -> None:
         "error": None,
         "notices": [],
         "profile_changes": [],
+        "briefs": [],
+        "procedure": None,
         "recalled": [],
     }
 

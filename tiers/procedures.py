@@ -1,0 +1,306 @@
+"""Reusable procedures: an answer the user accepted, kept as steps with named parameters.
+
+People ask a personal assistant for the same kinds of thing again and again (a weekly
+meal plan, a packing list, a workout, a trip checklist). When the user accepts such an
+answer (thanks for it, says they used it, or pins it), its list lines become a
+procedure: each step keeps the profile values it relied on as named parameters
+(`{diet}`), so a later request of the same kind gets the steps again, filled with the
+profile as it is then. A rejected or corrected answer is kept only as rejected, and is
+never offered again.
+
+Links from a procedure to the requests that used it carry a weight that grows with
+each use and halves every LINK_HALF_LIFE_DAYS without one; a procedure's weight is the
+sum of its links'. A new procedure whose steps mostly repeat one of the same kind
+merges into it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlite_utils
+
+from aniso.core.db import transaction
+from aniso.tiers.text import stems
+
+KINDS: dict[str, re.Pattern[str]] = {
+    "meal plan": re.compile(
+        r"\b(meal plan|menu for the week|weekly menu|what to cook this week|meals for the week)"
+        r"\b|(меню на неделю|план питания|что готовить на неделю)",
+        re.IGNORECASE,
+    ),
+    "packing list": re.compile(
+        r"\b(packing list|what (should i|to) pack|pack for)\b|(что взять с собой|список вещей)",
+        re.IGNORECASE,
+    ),
+    "workout": re.compile(
+        r"\b(workout|training plan|exercise routine)\b|(тренировк|план упражнений)",
+        re.IGNORECASE,
+    ),
+    "checklist": re.compile(r"\b(checklist|check-list)\b|(чек-?лист)", re.IGNORECASE),
+}
+ACCEPTED = re.compile(
+    r"\b(thanks?|thank you|perfect|great plan|love it|works for me|i used (it|your)|"
+    r"i (cooked|followed|packed) (it|that|your))\b|(спасибо|отлично|идеально|подходит|"
+    r"воспользовал|дякую)",
+    re.IGNORECASE,
+)
+REJECTED = re.compile(
+    r"\b(no,|not what i|that'?s wrong|wrong|i don'?t like (it|this|that)|useless|"
+    r"doesn'?t work for me|try again|redo)\b|(не то|неправильно|не подходит|переделай|"
+    r"не нравится)",
+    re.IGNORECASE,
+)
+STEP = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\|)\s*(.+?)\s*\|?\s*$")
+MERGE_OVERLAP = 0.6
+LINK_HALF_LIFE_DAYS = 30.0
+MAX_STEPS = 40
+
+
+def kind_of(text: str) -> str | None:
+    """The kind of request, or None for one that is not a recurring kind."""
+    for kind, pattern in KINDS.items():
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def verdict(text: str) -> str | None:
+    """What a follow-up says of the previous answer: accepted, rejected, or nothing.
+    A rejection wins over thanks in the same message ("thanks, but that's wrong")."""
+    if REJECTED.search(text):
+        return "rejected"
+    if ACCEPTED.search(text):
+        return "accepted"
+    return None
+
+
+def steps_of(reply: str) -> list[str]:
+    """The list lines of an answer (bullets, numbers, table rows), without table rules."""
+    found = []
+    for line in reply.splitlines():
+        match = STEP.match(line)
+        if match and not set(match.group(1)) <= set("-|: "):
+            found.append(" ".join(match.group(1).split()))
+    return found[:MAX_STEPS]
+
+
+def parametrise(steps: Sequence[str], profile: Mapping[str, Sequence[str]]) -> list[str]:
+    """Steps with the profile values they mention replaced by `{field}`."""
+    out = []
+    for step in steps:
+        for field, values in profile.items():
+            for value in values:
+                if len(value) >= 3:
+                    step = re.sub(
+                        rf"\b{re.escape(value)}\b", f"{{{field}}}", step, flags=re.IGNORECASE
+                    )
+        out.append(step)
+    return out
+
+
+def adapt(steps: Sequence[str], profile: Mapping[str, Sequence[str]]) -> list[str]:
+    """Fill the named parameters with the current profile; a parameter the profile no
+    longer holds is dropped from the step."""
+
+    def fill(match: re.Match[str]) -> str:
+        values = profile.get(match.group(1)) or []
+        return " and ".join(values)
+
+    return [" ".join(re.sub(r"\{(\w+)\}", fill, step).split()) for step in steps]
+
+
+@dataclass(frozen=True)
+class Procedure:
+    id: int
+    kind: str
+    title: str
+    steps: list[str]
+    params: dict[str, list[str]]
+    uses: int
+    weight: float
+    pinned: bool
+    rejected: bool
+    last_used: datetime
+
+
+def _weight(db: sqlite_utils.Database, procedure_id: int, now: datetime) -> float:
+    total = 0.0
+    for weight, updated in db.execute(
+        "SELECT weight, updated FROM procedure_links WHERE procedure_id = ?", [procedure_id]
+    ):
+        age = max(0.0, (now - datetime.fromisoformat(updated)).total_seconds() / 86400)
+        total += weight * 0.5 ** (age / LINK_HALF_LIFE_DAYS)
+    return total
+
+
+def listing(db: sqlite_utils.Database, *, now: datetime) -> list[Procedure]:
+    """Every procedure, the heaviest first (rejected ones last)."""
+    found = [
+        Procedure(
+            id=row["id"],
+            kind=row["kind"],
+            title=row["title"],
+            steps=json.loads(row["steps"]),
+            params=json.loads(row["params"]),
+            uses=row["uses"],
+            weight=round(_weight(db, row["id"], now), 4),
+            pinned=bool(row["pinned"]),
+            rejected=bool(row["rejected"]),
+            last_used=datetime.fromisoformat(row["last_used"]),
+        )
+        for row in db.query("SELECT * FROM procedures ORDER BY id")
+    ]
+    return sorted(found, key=lambda p: (p.rejected, not p.pinned, -p.weight, p.id))
+
+
+def _overlap(first: Sequence[str], second: Sequence[str]) -> float:
+    a = {s for step in first for s in stems(step)}
+    b = {s for step in second for s in stems(step)}
+    return len(a & b) / max(1, min(len(a), len(b)))
+
+
+def keep(
+    db: sqlite_utils.Database,
+    *,
+    kind: str,
+    title: str,
+    steps: Sequence[str],
+    profile: Mapping[str, Sequence[str]],
+    episode_id: int | None,
+    now: datetime,
+    rejected: bool = False,
+) -> int | None:
+    """Keep an accepted (or a rejected) answer; a near duplicate of an accepted one of
+    the same kind merges into it. Returns the procedure's id, None without steps."""
+    if not steps:
+        return None
+    named = parametrise(steps, profile)
+    params = {
+        field: list(values)
+        for field, values in profile.items()
+        if any(f"{{{field}}}" in step for step in named)
+    }
+    with transaction(db):
+        if not rejected:
+            for other in listing(db, now=now):
+                if (
+                    other.kind == kind
+                    and not other.rejected
+                    and (_overlap(other.steps, named) >= MERGE_OVERLAP)
+                ):
+                    db.execute(
+                        "UPDATE procedures SET steps = ?, params = ?, uses = uses + 1, "
+                        "last_used = ?, source_episode = ? WHERE id = ?",
+                        [
+                            json.dumps(named, ensure_ascii=False),
+                            json.dumps(params),
+                            now.isoformat(),
+                            episode_id,
+                            other.id,
+                        ],
+                    )
+                    _link(db, other.id, episode_id, now)
+                    return other.id
+        cursor = db.execute(
+            "INSERT INTO procedures (kind, title, steps, params, source_episode, created, "
+            "last_used, uses, rejected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                kind,
+                title,
+                json.dumps(named, ensure_ascii=False),
+                json.dumps(params, ensure_ascii=False),
+                episode_id,
+                now.isoformat(),
+                now.isoformat(),
+                0 if rejected else 1,
+                int(rejected),
+            ],
+        )
+        procedure_id = int(cursor.lastrowid or 0)
+        if not rejected:
+            _link(db, procedure_id, episode_id, now)
+    return procedure_id
+
+
+def _link(db: sqlite_utils.Database, procedure_id: int, episode_id: int | None, now: datetime):
+    if episode_id is None:
+        return
+    db.execute(
+        "INSERT INTO procedure_links (procedure_id, episode_id, weight, updated) "
+        "VALUES (?, ?, 1.0, ?) ON CONFLICT (procedure_id, episode_id) DO UPDATE SET "
+        "weight = weight + 1.0, updated = excluded.updated",
+        [procedure_id, episode_id, now.isoformat()],
+    )
+
+
+def best(db: sqlite_utils.Database, kind: str, *, now: datetime) -> Procedure | None:
+    """The procedure to reuse for a request of `kind`: pinned first, then the heaviest;
+    never a rejected one."""
+    usable = [p for p in listing(db, now=now) if p.kind == kind and not p.rejected]
+    return usable[0] if usable else None
+
+
+def use(db: sqlite_utils.Database, procedure_id: int, episode_id: int, *, now: datetime) -> None:
+    """A request used the procedure: one more use, its link to the request grows."""
+    with transaction(db):
+        db.execute(
+            "UPDATE procedures SET uses = uses + 1, last_used = ? WHERE id = ?",
+            [now.isoformat(), procedure_id],
+        )
+        _link(db, procedure_id, episode_id, now)
+
+
+def reject(db: sqlite_utils.Database, procedure_id: int) -> None:
+    """The user rejected what the procedure produced: it is never offered again."""
+    with transaction(db):
+        db.execute("UPDATE procedures SET rejected = 1 WHERE id = ?", [procedure_id])
+
+
+def set_pinned(db: sqlite_utils.Database, procedure_id: int, value: bool) -> bool:
+    with transaction(db):
+        return bool(
+            db.execute(
+                "UPDATE procedures SET pinned = ? WHERE id = ?", [int(value), procedure_id]
+            ).rowcount
+        )
+
+
+def forget_sources(db: sqlite_utils.Database, episode_ids: set[int]) -> int:
+    """Inside an erasure: procedures drawn from forgotten answers go, and links to
+    forgotten requests (a procedure is the user's words and the assistant's reply)."""
+    if not episode_ids:
+        return 0
+    ids = list(episode_ids)
+    gone = 0
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        doomed = [
+            row[0]
+            for row in db.execute(
+                f"SELECT id FROM procedures WHERE source_episode IN ({marks})", chunk
+            )
+        ]
+        for procedure_id in doomed:
+            db.execute("DELETE FROM procedure_links WHERE procedure_id = ?", [procedure_id])
+            gone += db.execute("DELETE FROM procedures WHERE id = ?", [procedure_id]).rowcount
+        db.execute(f"DELETE FROM procedure_links WHERE episode_id IN ({marks})", chunk)
+    return gone
+
+
+def forget(db: sqlite_utils.Database, procedure_ids: Sequence[int] | None = None) -> int:
+    """Erase procedures (all of them with None) and their links; returns how many."""
+    with transaction(db):
+        if procedure_ids is None:
+            db.execute("DELETE FROM procedure_links")
+            return int(db.execute("DELETE FROM procedures").rowcount)
+        count = 0
+        for procedure_id in procedure_ids:
+            db.execute("DELETE FROM procedure_links WHERE procedure_id = ?", [procedure_id])
+            count += db.execute("DELETE FROM procedures WHERE id = ?", [procedure_id]).rowcount
+        return count
