@@ -224,11 +224,18 @@ def _pulled(db: sqlite_utils.Database, block_id: int, stored: str, now: datetime
 
 
 def threads(
-    db: sqlite_utils.Database, *, now: datetime, exclude: Sequence[int] = ()
+    db: sqlite_utils.Database,
+    *,
+    now: datetime,
+    exclude: Sequence[int] = (),
+    only: Sequence[int] | None = None,
 ) -> list[Thread]:
-    """Every open thread with its live signals, most urgent first (call `sync` first)."""
+    """Every open thread (or those in `only`) with its live signals, most urgent
+    first (call `sync` first)."""
     found: list[Thread] = []
     for row in db.query("SELECT * FROM threads ORDER BY block_id"):
+        if only is not None and row["block_id"] not in only:
+            continue
         block_id = row["block_id"]
         opened = datetime.fromisoformat(row["opened"])
         refreshed = datetime.fromisoformat(row["last_refresh"])
@@ -255,8 +262,23 @@ def threads(
 
 
 def due(db: sqlite_utils.Database, *, now: datetime) -> list[Thread]:
-    """Threads whose brief is due: τ has passed since the last refresh, or none yet."""
-    return [t for t in threads(db, now=now) if t.next_refresh <= now or not t.brief]
+    """Threads whose brief is due: τ has passed since the last refresh, or none yet.
+    τ is at least T_MIN_HOURS, so only threads refreshed that long ago (or never) are
+    read in full: every command runs this first, and most find nothing due."""
+    candidates = {
+        row[0]
+        for row in db.execute(
+            "SELECT block_id FROM threads WHERE brief = '' OR last_refresh <= ?",
+            [(now - timedelta(hours=T_MIN_HOURS)).isoformat()],
+        )
+    }
+    if not candidates:
+        return []
+    return [
+        t
+        for t in threads(db, now=now, only=list(candidates))
+        if t.next_refresh <= now or not t.brief
+    ]
 
 
 def facts(

@@ -60,6 +60,7 @@ class AnisoApp(App[None]):
         Binding("f7", "forget_search", "Forget...", priority=True),
         Binding("f8", "switch_model", "Model"),
         Binding("f9", "undo_profile", "Undo"),
+        Binding("f10", "procedures", "Procedures", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     CSS = """
@@ -420,6 +421,15 @@ class AnisoApp(App[None]):
             self.notify(line)
 
         self.background(self.backend.profile_undo, done, what="undo profile")
+
+    def action_procedures(self) -> None:
+        from aniso.tui.procedures_screen import ProceduresScreen
+
+        self.background(
+            self.backend.procedures,
+            lambda rows: self.push_screen(ProceduresScreen(rows)),
+            what="procedures",
+        )
 
     def action_profile(self) -> None:
         from aniso.tui.profile_screen import ProfileScreen

@@ -288,6 +288,27 @@ class Backend:
         with self._lock:
             return self.services().refresher.listing(self.now())
 
+    def procedures(self) -> list[Any]:
+        """Procedures, the one reused first at the top."""
+        from aniso.tiers.procedures import listing
+
+        with self._lock:
+            return listing(self.services().db, now=self.now())
+
+    def pin_procedure(self, procedure_id: int, value: bool) -> list[Any]:
+        from aniso.tiers.procedures import set_pinned
+
+        with self._lock:
+            set_pinned(self.services().db, procedure_id, value)
+        return self.procedures()
+
+    def forget_procedure(self, procedure_id: int) -> list[Any]:
+        from aniso.tiers.procedures import forget
+
+        with self._lock:
+            forget(self.services().db, [procedure_id])
+        return self.procedures()
+
     # ---- profile ---------------------------------------------------------------
 
     def profile_history(self) -> list[ProfileValue]:

@@ -7,6 +7,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Memory panel", "toggle_memory", "Show or hide tier counts and recalled memories (F2)"),
     ("Profile", "profile", "Every profile field with its history; edit or remove (F3)"),
+    (
+        "Procedures",
+        "procedures",
+        "Accepted answers kept for reuse, with uses and weights; pin or forget (F10)",
+    ),
     ("Export", "export", "Export everything to a file you choose (F6)"),
     (
         "Forget by search",

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 from fakes import ScriptedLLM
-from tui_helpers import SIZE, make_app, say, transcript
+from tui_helpers import SIZE, make_app, say, transcript, wait_until
 
 from aniso.core.clock import SimulatedClock
 from aniso.tui.status import Status, StatusBar, render_status
@@ -37,3 +37,27 @@ def test_the_status_shows_triage_only_once_it_is_on() -> None:
     busy = Status(model="m", local=True, data_dir="d", triage=0.934)
     assert "busy day" not in str(render_status(calm))
     assert "busy day: triage α 0.93" in str(render_status(busy))
+
+
+async def test_procedures_are_listed_pinned_and_forgotten(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
+    from aniso.tui.procedures_screen import ProceduresScreen
+
+    llm.reply("- Monday: lentil curry\n- Tuesday: pasta", "You are welcome.")
+    app = make_app(clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await say(pilot, "Make me a weekly meal plan")
+        await say(pilot, "Thanks!")
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProceduresScreen))
+        screen = app.screen
+        assert isinstance(screen, ProceduresScreen)
+        assert [(p.kind, p.uses, p.pinned) for p in screen.procedures] == [("meal plan", 1, False)]
+        await pilot.press("p")
+        await wait_until(pilot, lambda: screen.procedures[0].pinned)
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.procedures == [])
+    assert app.backend.procedures() == []
