@@ -23,7 +23,7 @@ import sqlite_utils
 
 from aniso.core.db import select_in
 from aniso.core.ports import Redact
-from aniso.tiers import archive, links
+from aniso.tiers import archive, links, unpack_state
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.summarize import extractive
@@ -159,6 +159,7 @@ def erase(
     _queue_vector_deletes(db, erased.vector_keys, now)
     _settle_profile(db, forgotten, selection.profile, erased, remove=remove_profile)
     _scrub_misses(db, forgotten, affected, erased, profile_changed=erased.profile_removed > 0)
+    unpack_state.clear(db)
     return erased
 
 

@@ -43,7 +43,7 @@ SECOND_PASS_SEEDS = 3
 SECOND_PASS_TERMS = 6
 SECOND_PASS_WEIGHT = 0.5  # LoCoMo 26, 30 and synthetic en/ru: 0.3 and 0.5 tie on R@10
 RELEVANCE_FLOOR = 0.3  # of the best hit's score; LoCoMo 26: no loss at 0.3, a loss at 0.45
-FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
+FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "gist"}
 # Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
 # beyond its stored pointers.
 EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}

@@ -29,7 +29,7 @@ class MemoryItem:
     text: str
     tokens: int
     outdated: bool = False
-    form: str = "full"  # full | incomplete | vague
+    form: str = "full"  # full | incomplete (warm) | gist (cold)
     episode_id: int | None = None
     ref: str | None = None
     score: float = 0.0

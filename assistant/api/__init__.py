@@ -36,6 +36,7 @@ from aniso.data import forget as erasure
 from aniso.profile.notice import change_dict
 from aniso.prompt import fit_memories
 from aniso.services import Services, build
+from aniso.tiers import gist
 from aniso.tiers.model import MemoryItem
 
 __all__ = ["Memory", "open"]
@@ -58,7 +59,7 @@ def item_dict(item: MemoryItem, *, now: Any) -> dict[str, Any]:
         "block_id": item.block_id,
         "episode_id": item.episode_id,
         "tier": item.tier,
-        "form": item.form,  # full | incomplete (warm) | vague (cold gist)
+        "form": item.form,  # full | incomplete (warm) | gist (cold)
         "date": item.at.isoformat(),
         "age_days": max(0, (now - item.at).days),
         "outdated": item.outdated,
@@ -118,7 +119,9 @@ class Memory:
             )
             budget = budget_tokens or services.settings.prompt_budget_tokens
             items = fit_memories(
-                result.items, budget_tokens=budget, profile_text=controller.profile_text()
+                gist.present(services.db, query, result.items),
+                budget_tokens=budget,
+                profile_text=controller.profile_text(),
             )
             return {
                 "query": query,

@@ -170,6 +170,24 @@ def m002_fts_vocabulary(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m003_unpack_state(db: sqlite_utils.Database) -> None:
+    """What unpacking carries from one turn to the next (`tiers.unpack_state`), in the
+    data dir so that `ask`, `chat`, the TUI and MCP share it: one row."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE unpack_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            at TEXT NOT NULL,                         -- the turn it describes
+            last_gist TEXT NOT NULL DEFAULT '[]',     -- blocks shown shallow, best first
+            topic_window TEXT NOT NULL DEFAULT '[]',  -- old blocks at the top (developing topic)
+            context TEXT NOT NULL DEFAULT '[]'        -- injected items, in brief (redacted text)
+        );
+        """,
+    )
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

@@ -53,6 +53,7 @@ MEMORY_TABLES = (
     "profile_values",
     "tier_events",
     "outbox",
+    "unpack_state",
     lexical.EPISODES,
     lexical.BLOCKS,
 )
