@@ -19,13 +19,24 @@ import sqlite_utils
 from aniso.core.db import select_in
 from aniso.core.tokens import count_tokens
 from aniso.tiers.memory import FORM_OF_TIER
-from aniso.tiers.model import MemoryItem
+from aniso.tiers.model import MemoryItem, Quote
 from aniso.tiers.text import stems
 
 
-def render(gist: str, keywords: Sequence[str], anchors: Sequence[str], query: str) -> str:
-    """A capsule in words: the gist, its anchors (those the query named first), and
-    the keywords the query matched."""
+def quoted(quotes: Sequence[Quote]) -> str:
+    """The archived turns a block quotes, one a line, each with its day."""
+    return "\n".join(f'Said on {q.at.date().isoformat()}: "{q.text.strip()}"' for q in quotes)
+
+
+def render(
+    gist: str,
+    keywords: Sequence[str],
+    anchors: Sequence[str],
+    query: str,
+    quotes: Sequence[Quote] = (),
+) -> str:
+    """A capsule in words: the gist, its anchors (those the query named first), then
+    the archived turns that matched, word for word, or else the keywords that did."""
     asked = set(stems(query))
 
     def matched(word: str) -> bool:
@@ -37,7 +48,10 @@ def render(gist: str, keywords: Sequence[str], anchors: Sequence[str], query: st
         lines.append("Mentioned: " + ", ".join(ordered) + ".")
     hits = [word for word in keywords if matched(word)]
     hits += [anchor for anchor in anchors if matched(anchor) and anchor not in hits]
-    if hits:
+    if quotes:
+        # The turns themselves show what matched, in fuller words than keywords.
+        lines.append(quoted(quotes))
+    elif hits:
         lines.append("Matched: " + ", ".join(hits) + ".")
     return "\n".join(line for line in lines if line)
 
@@ -65,7 +79,7 @@ def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) 
     for item in items:
         form = FORM_OF_TIER.get(item.tier, "full")
         if item.tier != "cold" or item.block_id not in capsules:
-            shown.append(replace(item, form=form) if item.form != form else item)
+            shown.append(_with_quotes(item, form))
             continue
         if item.block_id in seen:
             continue
@@ -73,7 +87,15 @@ def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) 
         row = capsules[item.block_id]
         text = render(
             row["summary"] or item.text, json.loads(row["keywords"]), json.loads(row["anchors"]),
-            query,
+            query, item.quotes,
         )  # fmt: skip
         shown.append(replace(item, text=text, form="gist", tokens=count_tokens(text)))
     return shown
+
+
+def _with_quotes(item: MemoryItem, form: str) -> MemoryItem:
+    """A warm item as it is, marked incomplete, with the archived turns it quotes."""
+    if not item.quotes:
+        return replace(item, form=form) if item.form != form else item
+    text = f"{item.text.strip()}\n{quoted(item.quotes)}"
+    return replace(item, form=form, text=text, tokens=count_tokens(text))

@@ -10,7 +10,7 @@ current conversation; the archive copy is marked `restored`, never deleted.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -73,7 +73,12 @@ def choose(
         for item in items[:UNPACK_WINDOW]
         if item.tier != "hot" and item.score >= score and item.block_id in restorable
     ]
-    lacking = gist_lacks(memory.db, query, candidates) if is_question(query) else set()
+    quotes = {
+        item.block_id: [quote.text for quote in item.quotes]
+        for item in items[:UNPACK_WINDOW]
+        if item.quotes
+    }
+    lacking = gist_lacks(memory.db, query, candidates, quotes) if is_question(query) else set()
     return blocks_to_unpack(
         query,
         items,
@@ -89,14 +94,20 @@ def is_question(text: str) -> bool:
     return "?" in text or "？" in text
 
 
-def gist_lacks(db: sqlite_utils.Database, query: str, block_ids: Collection[int]) -> set[int]:
+def gist_lacks(
+    db: sqlite_utils.Database,
+    query: str,
+    block_ids: Collection[int],
+    quotes: Mapping[int, Sequence[str]] | None = None,
+) -> set[int]:
     """The blocks whose shown form cannot answer `query`: a content word of the
     query (four letters or more) is nowhere in what the block shows (gist or summary,
-    keywords, anchors, kept episodes). "What time do the yoga classes start?"
-    against a capsule about "yoga at Lotus Flow": "time" and "start" are not in it,
-    the archive holds them ("classes start at 7 am"). "Where is the yoga studio?" is
-    answered by the capsule itself. Words matched only by meaning (the dense side)
-    count as missing too: the capsule cannot be shown to hold the answer."""
+    keywords, anchors, kept episodes, and the archived turns it quotes, `quotes`).
+    "What time do the yoga classes start?" against a capsule about "yoga at Lotus
+    Flow": "time" and "start" are not in it, the archive holds them ("classes start
+    at 7 am"). "Where is the yoga studio?" is answered by the capsule itself. Words
+    matched only by meaning (the dense side) count as missing too: the capsule cannot
+    be shown to hold the answer."""
     asked = {term for term in query_terms(query) if len(term) >= 4}
     lacking: set[int] = set()
     for block_id in dict.fromkeys(block_ids):
@@ -107,7 +118,10 @@ def gist_lacks(db: sqlite_utils.Database, query: str, block_ids: Collection[int]
             r[0]
             for r in db.execute("SELECT user_text FROM episodes WHERE block_id = ?", [block_id])
         )
-        shown = set(stems(" ".join([row[0], *json.loads(row[1]), *json.loads(row[2]), kept])))
+        quoted = (quotes or {}).get(block_id, ())
+        shown = set(
+            stems(" ".join([row[0], *json.loads(row[1]), *json.loads(row[2]), kept, *quoted]))
+        )
         if asked - shown:
             lacking.add(block_id)
     return lacking

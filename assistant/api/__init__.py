@@ -66,6 +66,11 @@ def item_dict(item: MemoryItem, *, now: Any) -> dict[str, Any]:
         "tokens": item.tokens,
         "score": round(item.score, 4),
         "text": item.text,
+        # The archived turns a warm or cold item quotes in its text: a gist can
+        # answer while its block stays packed. Added beside the older keys.
+        "quotes": [
+            {"episode_id": quote.episode_id, "date": quote.at.isoformat()} for quote in item.quotes
+        ],
     }
 
 

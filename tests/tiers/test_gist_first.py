@@ -124,3 +124,29 @@ def test_a_miss_record_holds_what_another_process_injected(
     (detail,) = check.db.execute("SELECT detail FROM audit WHERE kind = 'miss'").fetchone()
     assert json.loads(detail)["injected"] == injected
     check.close()
+
+
+def test_a_gist_quotes_the_archived_turn_that_answers_and_stays_cold(
+    services: Services, clock: SimulatedClock
+) -> None:
+    """The turn that matched is shown word for word inside the gist: the question is
+    answered while the block stays packed, and nothing is restored."""
+    block = cold_yoga(services, clock)
+    result = services.memory.recall("when do the Lotus Flow classes start?", now=clock())
+    shown = [
+        item for item in gist.present(services.db, "when do the classes start?", result.items)
+        if item.block_id == block
+    ]  # fmt: skip
+    assert shown and shown[0].form == "gist"
+    quoted = [quote.text for quote in shown[0].quotes]
+    assert YOGA[1] in quoted, quoted
+    assert f'"{YOGA[1]}"' in shown[0].text and shown[0].tokens > len(YOGA[1]) // 8
+    assert state(services, block)[:2] == ("cold", "active")
+
+
+def test_a_gist_quotes_nothing_the_question_does_not_touch(
+    services: Services, clock: SimulatedClock
+) -> None:
+    block = cold_yoga(services, clock)
+    items = services.memory.recall("kitchen cabinets paint", now=clock()).items
+    assert all(not item.quotes for item in items if item.block_id == block)
