@@ -15,7 +15,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -31,7 +31,7 @@ from aniso.privacy.echo import Withheld, redact_echoes, withheld_values
 from aniso.profile.correction import is_correction
 from aniso.profile.store import Change
 from aniso.prompt import fit_memories, system_prompt
-from aniso.tiers import episodes, unpack
+from aniso.tiers import episodes, gist, unpack, unpack_state
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import TIER_ORDER, MemoryItem
 
@@ -106,7 +106,9 @@ class MemoryController:
         # This turn's restores only: a list kept for the whole process would grow
         # with every restore of a long chat.
         self.restored: list[unpack.Restored] = []
-        self._previous_old_blocks: set[int] = set()
+        # The turn before, as the data dir holds it (`unpack_state`): read at every
+        # recall, so any process (`ask`, chat, TUI, MCP) continues where the last left.
+        self._state = unpack_state.UnpackState()
         self._temporary_turns: list[tuple[str, str]] = []
         self.last_context: list[MemoryItem] = []
         self._correction_pending = False
@@ -167,6 +169,7 @@ class MemoryController:
         self.restored = []
         if self.temporary:
             return []
+        self._state = unpack_state.load(self.db, now=self.clock())
         recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
         excluded = [e.id for e in recent] + ([current_episode] if current_episode else [])
         outdated = self.profile.outdated_check() if self.profile is not None else None
@@ -198,7 +201,8 @@ class MemoryController:
                 restored_any = True
         if restored_any:
             items = run()
-        return items
+        # Everything old that was not unpacked is shown shallow and stays where it is.
+        return gist.present(self.db, query, items)
 
     def _record_miss(self, held: list[MemoryItem], *, episode_id: int | None) -> None:
         """A correction ("I already told you...") is a retrieval miss: good memory would
@@ -206,16 +210,10 @@ class MemoryController:
         turn injected, so a miss can be diagnosed and `aniso stats` can show the rate."""
         self._correction_pending = False
 
-        def brief(items: list[MemoryItem]) -> list[dict[str, object]]:
-            return [
-                {"block_id": item.block_id, "tier": item.tier, "text": item.text[:160]}
-                for item in items[:5]
-            ]
-
         detail = {
             "episode_id": episode_id,
-            "held": brief(held),
-            "injected": brief(self.last_context),
+            "held": unpack_state.brief(held),
+            "injected": self._state.context,
             "profile": self.profile_text()[:500],
         }
         self.db["audit"].insert(
@@ -224,9 +222,15 @@ class MemoryController:
 
     def _blocks_to_unpack(self, query: str, items: list[MemoryItem]) -> list[int]:
         """Which warm or cold blocks to restore now (the policy: `unpack.blocks_to_unpack`)."""
-        blocks, self._previous_old_blocks = unpack.choose(
-            self.memory, query, items, self._previous_old_blocks, score=self.settings.unpack_score
+        blocks, window = unpack.choose(
+            self.memory,
+            query,
+            items,
+            set(self._state.window),
+            score=self.settings.unpack_score,
+            last_gist=self._state.last_gist,
         )
+        self._state = replace(self._state, window=sorted(window))
         return blocks
 
     def _current_block(self, episode_id: int | None) -> int | None:
@@ -263,6 +267,13 @@ class MemoryController:
         )
         memories.sort(key=lambda item: (TIER_ORDER.get(item.tier, 9), -item.score))
         self.last_context = memories
+        if not self.temporary:
+            self._state = replace(
+                self._state,
+                last_gist=gist.shown_last(memories),
+                context=unpack_state.brief(memories),
+            )
+            unpack_state.save(self.db, self._state, at=observation.at)
         messages: list[Message] = [
             {
                 "role": "system",
@@ -296,7 +307,10 @@ class MemoryController:
             self._temporary_turns.append((observation.stored_text, stored_reply))
             return
         self.memory.store_reply(observation.episode_id, stored_reply)
-        used = [item for item in self.last_context if not item.outdated]
+        # A gist or an incomplete warm item merely shown is no use of its block: it
+        # would reset the idle clock of every loosely related memory. Deep unpacking
+        # (a restored block is hot, shown in full) is the use that counts.
+        used = [item for item in self.last_context if not item.outdated and item.form == "full"]
         self.memory.mark_used(used, at=self.clock())
         self.write_behind()
 

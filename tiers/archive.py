@@ -120,6 +120,19 @@ def archived_text(db: sqlite_utils.Database, episode_id: int) -> str | None:
     return None if row is None else str(unpack(row[0])["user_text"])
 
 
+def archived_rows(db: sqlite_utils.Database, episode_ids: Collection[int]) -> dict[int, dict]:
+    """Archived, not restored episodes by id, decompressed: what a gist quotes."""
+    return {
+        episode_id: unpack(payload)
+        for episode_id, payload in select_in(
+            db,
+            "SELECT episode_id, payload FROM archive WHERE episode_id IN ({}) "
+            "AND status = 'archived'",
+            list(episode_ids),
+        )
+    }
+
+
 def mark_restored(db: sqlite_utils.Database, block_id: int) -> None:
     db.execute("UPDATE archive SET status = 'restored' WHERE block_id = ?", [block_id])
 

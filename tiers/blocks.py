@@ -212,13 +212,15 @@ def set_marker(db: sqlite_utils.Database, block_id: int, marker: str, value: boo
 
 
 def listing(db: sqlite_utils.Database, tier: str | None = None) -> list[dict]:
-    """Every block (or those of one tier), newest first, with its first user message:
-    what `aniso memory list` shows."""
+    """Every block (or those of one tier), newest first, with its first user message
+    and, for a restored copy, the tier its original was restored from: what `aniso
+    memory list` shows."""
     where = "WHERE b.tier = ?" if tier else ""
     return list(
         db.query(
             "SELECT b.*, (SELECT user_text FROM episodes e WHERE e.block_id = b.id ORDER BY e.id "
-            f"LIMIT 1) AS first_text FROM blocks b {where} ORDER BY b.last_episode_at DESC",
+            "LIMIT 1) AS first_text, (SELECT o.tier FROM blocks o WHERE o.id = b.restored_from) "
+            f"AS restored_from_tier FROM blocks b {where} ORDER BY b.last_episode_at DESC",
             [tier] if tier else [],
         )
     )

@@ -23,7 +23,7 @@ import sqlite_utils
 
 from aniso.core.db import select_in
 from aniso.core.ports import Redact
-from aniso.tiers import archive, links, procedures, threads
+from aniso.tiers import archive, links, procedures, threads, unpack_state
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.summarize import extractive
@@ -161,6 +161,7 @@ def erase(
     _scrub_misses(db, forgotten, affected, erased, profile_changed=erased.profile_removed > 0)
     threads.forget(db)  # briefs quote messages: written anew, without the forgotten ones
     procedures.forget_sources(db, forgotten)
+    unpack_state.clear(db)
     return erased
 
 

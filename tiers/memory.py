@@ -22,11 +22,11 @@ import sqlite_utils
 
 from aniso.core.db import select_in, transaction
 from aniso.core.tokens import count_tokens
-from aniso.tiers import archive, blocks, links, markers, triage
+from aniso.tiers import archive, blocks, entities, links, lists, markers, triage
 from aniso.tiers.actuality import ActualityInputs, actuality
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import DenseMemory, archive_key, block_key, episode_key, parse_key
-from aniso.tiers.model import MemoryItem
+from aniso.tiers.model import MemoryItem, Quote
 from aniso.tiers.text import stems
 
 DENSE_FLOOR = 0.2  # below this cosine, MiniLM neighbours are unrelated text
@@ -43,7 +43,7 @@ SECOND_PASS_SEEDS = 3
 SECOND_PASS_TERMS = 6
 SECOND_PASS_WEIGHT = 0.5  # LoCoMo 26, 30 and synthetic en/ru: 0.3 and 0.5 tie on R@10
 RELEVANCE_FLOOR = 0.3  # of the best hit's score; LoCoMo 26: no loss at 0.3, a loss at 0.45
-FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "vague"}
+FORM_OF_TIER = {"hot": "full", "warm": "incomplete", "cold": "gist"}
 # Links a tier follows in expansion: all of hot's, warm's strong ones, cold's none
 # beyond its stored pointers.
 EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}
@@ -51,6 +51,20 @@ EXPANSION_MIN_WEIGHT = {"hot": 0.0, "warm": 0.8, "cold": float("inf")}
 # An archived episode found by meaning alone stands for its block from this cosine
 # (MiniLM: paraphrases score 0.5 and more, unrelated text under 0.3).
 ARCHIVE_MIN_COSINE = 0.45
+
+# A hit holding every name the question names gains this share of its score.
+ENTITY_WEIGHT = 0.0
+# List questions ("what books…", "какие…") re-rank their first DIVERSITY_POOL hits by
+# maximal marginal relevance with this weight on novelty (`lists.diversify`).
+DIVERSITY = 0.15
+DIVERSITY_POOL = 30
+# The best hits that bring the turns just before and after them (`_with_neighbours`).
+NEIGHBOURS_FROM = 1
+NEIGHBOURS_ACROSS_BLOCKS = False
+
+# Archived turns a warm or cold block quotes in its gist, best first: the turns that
+# matched the question, so the gist can answer while the block stays packed.
+QUOTES_PER_BLOCK = 3
 
 RRF_K = 60  # the constant of Cormack et al. (2009)
 
@@ -230,12 +244,17 @@ class TieredMemory:
         excluded = set(exclude_episodes)
         items, archived = self._materialise(scores, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, items), archived)
+        if ENTITY_WEIGHT > 0:
+            items = self._favour_named(items, entities.named(query))
         items = self._expand(items, query, now=now, exclude=excluded)
         weight = triage.load(self.db, now=now).weight if self.triage else 0.0
         if weight > 0:
             items += self._critical(items, now=now, exclude=excluded)
-        ranked = self._rank(items, now=now, triage_weight=weight)
-        deduped = _dedupe(_relevant(ranked), limit=limit)
+        ranked = _relevant(self._rank(items, now=now, triage_weight=weight))
+        if lists.asks_for_list(query):
+            ranked = self._diversify(ranked, query)
+        ranked = self._with_neighbours(ranked, exclude=excluded)
+        deduped = _dedupe(ranked, limit=limit)
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
         warnings = self.dense.take_notices()
@@ -316,18 +335,8 @@ class TieredMemory:
         ):
             if row["id"] in exclude or row["status"] != "active":
                 continue
-            hits.append(
-                _Hit(
-                    key=episode_key(row["id"]),
-                    score=scores[episode_key(row["id"])],
-                    block_id=row["block_id"],
-                    tier=row["tier"],
-                    at=datetime.fromisoformat(row["at"]),
-                    text=episode_text(row["user_text"], row["reply"]),
-                    episode_id=row["id"],
-                    ref=row["ref"],
-                )
-            )
+            hits.append(_episode_hit(row, score=scores[episode_key(row["id"])]))
+        quotes = _quotes(self.db, archived)
         for row in select_in(
             self.db,
             "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
@@ -348,6 +357,7 @@ class TieredMemory:
                     text=row["summary"],
                     episode_id=None,
                     ref=None,
+                    quotes=quotes.get(row["id"], ()),
                 )
             )
         return hits, archived
@@ -437,6 +447,109 @@ class TieredMemory:
             ref=best["ref"],
         )
 
+    def _favour_named(self, hits: list[_Hit], names: list[str]) -> list[_Hit]:
+        """Hits that hold every name the question holds gain ENTITY_WEIGHT of their
+        score (`entities`): of two turns about research, the one about Caroline
+        answers "what did Caroline research?"."""
+        if not names or ENTITY_WEIGHT <= 0:
+            return hits
+        wanted = set(names)
+        indexed = dict(
+            select_in(
+                self.db,
+                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
+                [hit.episode_id for hit in hits if hit.episode_id],
+            )
+        )
+        for hit in hits:
+            own = indexed.get(hit.episode_id) if hit.episode_id else None
+            held = set(own.split()) if own is not None else set(stems(hit.text))
+            if wanted <= held:
+                hit.score *= 1 + ENTITY_WEIGHT
+        return hits
+
+    def _diversify(self, hits: list[_Hit], query: str) -> list[_Hit]:
+        """A list question's hits by maximal marginal relevance (`lists.diversify`),
+        each hit's terms its indexed stems without the query's."""
+        asked = set(stems(query))
+        indexed = dict(
+            select_in(
+                self.db,
+                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
+                [hit.episode_id for hit in hits[:DIVERSITY_POOL] if hit.episode_id],
+            )
+        )
+
+        def terms(hit: _Hit) -> frozenset[str]:
+            own = indexed.get(hit.episode_id) if hit.episode_id else None
+            found = own.split() if own is not None else stems(hit.text)
+            return frozenset(found) - asked
+
+        return lists.diversify(
+            hits, score=lambda h: h.score, terms=terms, weight=DIVERSITY, pool=DIVERSITY_POOL
+        )
+
+    def _with_neighbours(self, hits: list[_Hit], *, exclude: set[int]) -> list[_Hit]:
+        """The best NEIGHBOURS_FROM episode hits each followed by the turns just before
+        and after it in its thread, moved up from lower in the list or brought in.
+
+        An answer is often one turn away from the words that find it: "what did the
+        vet say?" finds "I took Rex to the vet", and the next turn holds "she said
+        it's only a sprain". The neighbours follow their hit, so the prompt's token
+        budget keeps or cuts them with it."""
+        if NEIGHBOURS_FROM <= 0:
+            return hits
+        listed = {hit.episode_id: hit for hit in hits if hit.episode_id}
+        emitted: set[int] = set()
+        out: list[_Hit] = []
+        seeded = 0
+        for hit in hits:
+            if hit.episode_id is not None:
+                if hit.episode_id in emitted:
+                    continue
+                emitted.add(hit.episode_id)
+            out.append(hit)
+            if hit.episode_id is None or hit.expanded or seeded >= NEIGHBOURS_FROM:
+                continue
+            seeded += 1
+            for row in self._beside(hit):
+                if row["id"] in emitted or row["id"] in exclude:
+                    continue
+                emitted.add(row["id"])
+                # A turn brought in rides on its hit's score, so it stays beside it.
+                out.append(
+                    listed.get(row["id"]) or _episode_hit(row, score=hit.score, expanded=True)
+                )
+        return out
+
+    def _beside(self, hit: _Hit) -> list[dict]:
+        """The live turns just before and after a hit's, in the same session and
+        thread (within the block gap), in any active block: a topic shift that opened
+        a new block does not end the exchange ("took Rex to the vet" → "then we
+        bought a lead")."""
+        row = self.db.execute(
+            "SELECT session FROM episodes WHERE id = ?", [hit.episode_id]
+        ).fetchone()
+        if row is None:
+            return []
+        found: list[dict] = []
+        for order, sign in (("DESC", "<"), ("ASC", ">")):
+            found.extend(
+                self.db.query(
+                    "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, b.tier "
+                    "FROM episodes e JOIN blocks b ON b.id = e.block_id "
+                    f"WHERE e.session = ? AND e.id {sign} ? AND b.status = 'active' "
+                    f"ORDER BY e.id {order} LIMIT 1",
+                    [row[0], hit.episode_id],
+                )
+            )
+        return [
+            other
+            for other in found
+            if abs(datetime.fromisoformat(other["at"]) - hit.at) <= blocks.GAP
+            and (NEIGHBOURS_ACROSS_BLOCKS or other["block_id"] == hit.block_id)
+        ]
+
     def _critical(self, hits: list[_Hit], *, now: datetime, exclude: set[int]) -> list[_Hit]:
         """On a busy day, the window's critical messages are candidates even when they
         share nothing with the query: triage ranks them by criticality."""
@@ -453,18 +566,7 @@ class TieredMemory:
                 pinned=bool(row["pinned"]),
             )
             if critical > 0:
-                extra.append(
-                    _Hit(
-                        key=key,
-                        score=0.0,
-                        block_id=row["block_id"],
-                        tier=row["tier"],
-                        at=datetime.fromisoformat(row["at"]),
-                        text=episode_text(row["user_text"], row["reply"]),
-                        episode_id=row["id"],
-                        ref=row["ref"],
-                    )
-                )
+                extra.append(_episode_hit(row, score=0.0))
         return extra
 
     def _rank(self, hits: list[_Hit], *, now: datetime, triage_weight: float = 0.0) -> list[_Hit]:
@@ -498,6 +600,7 @@ class _Hit:
     episode_id: int | None
     ref: str | None
     expanded: bool = False
+    quotes: tuple[Quote, ...] = ()
 
     def item(self) -> MemoryItem:
         return MemoryItem(
@@ -510,6 +613,7 @@ class _Hit:
             episode_id=self.episode_id,
             ref=self.ref,
             score=round(self.score, 6),
+            quotes=self.quotes,
         )
 
 
@@ -572,6 +676,51 @@ def fuse_rrf(
     if best_possible <= 0:
         return {}
     return {key: score / best_possible for key, score in fused.items()}
+
+
+def _episode_hit(row: dict, *, score: float, expanded: bool = False) -> _Hit:
+    """A live episode as a hit, from a row of episodes joined with its block's tier."""
+    return _Hit(
+        key=episode_key(row["id"]),
+        score=score,
+        block_id=row["block_id"],
+        tier=row["tier"],
+        at=datetime.fromisoformat(row["at"]),
+        text=episode_text(row["user_text"], row["reply"]),
+        episode_id=row["id"],
+        ref=row["ref"],
+        expanded=expanded,
+    )
+
+
+def _quotes(
+    db: sqlite_utils.Database, archived: dict[int, tuple[int, float]]
+) -> dict[int, tuple[Quote, ...]]:
+    """Per block, its best archived hits (QUOTES_PER_BLOCK at most, best first), as
+    quotes for its gist. Only evident hits are here (`_evident_archive`): a turn the
+    query shares a word with, or one close in meaning."""
+    best: dict[int, list[tuple[float, int]]] = {}
+    for number, (block_id, score) in archived.items():
+        best.setdefault(block_id, []).append((score, number))
+    chosen = {
+        block_id: [number for _, number in sorted(found, key=lambda f: (-f[0], f[1]))]
+        for block_id, found in best.items()
+    }
+    chosen = {block_id: numbers[:QUOTES_PER_BLOCK] for block_id, numbers in chosen.items()}
+    rows = archive.archived_rows(db, [n for numbers in chosen.values() for n in numbers])
+    return {
+        block_id: tuple(
+            Quote(
+                episode_id=number,
+                at=datetime.fromisoformat(rows[number]["at"]),
+                text=str(rows[number]["user_text"]),
+                ref=rows[number].get("ref"),
+            )
+            for number in numbers
+            if number in rows
+        )
+        for block_id, numbers in chosen.items()
+    }
 
 
 def _evident_archive(

@@ -17,6 +17,21 @@ TIER_ORDER: dict[str, int] = {tier: rank for rank, tier in enumerate(TIERS)}
 
 
 @dataclass(frozen=True)
+class Quote:
+    """An archived turn of an old block, quoted word for word in the block's gist.
+
+    The turn that matched a question is the detail a gist most lacks, and quoting it
+    costs one turn's tokens where a restore would copy and re-index the whole block:
+    a warm or cold block can answer while it stays packed (DESIGN §3, shallow first).
+    """
+
+    episode_id: int
+    at: datetime
+    text: str
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
 class MemoryItem:
     """One recalled memory, with the provenance the UI and benchmarks rely on.
 
@@ -29,7 +44,15 @@ class MemoryItem:
     text: str
     tokens: int
     outdated: bool = False
-    form: str = "full"  # full | incomplete | vague
+    form: str = "full"  # full | incomplete (warm) | gist (cold)
     episode_id: int | None = None
     ref: str | None = None
     score: float = 0.0
+    quotes: tuple[Quote, ...] = ()
+    """Archived turns of an old block that matched the query, best first (`gist`)."""
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        """Every source turn this item shows in full: its own and its quotes'."""
+        own = (self.ref,) if self.ref else ()
+        return own + tuple(quote.ref for quote in self.quotes if quote.ref)

@@ -53,22 +53,15 @@ def capsule(
     """The standard cold capsule, the same size whatever the block's age or source.
 
     Only the capsule of a cold block is searchable, so every word must earn its
-    place: the gist is cut to two sentences and GIST_WORDS words; a keyword whose
-    stems the gist already holds, or a repeat, adds nothing to recall and is dropped;
-    anchors are bounded, deduplicated (case-insensitively, and against the gist and
-    keywords), and the ones repeated most in the block come first (see `extractive`).
+    place: the gist is cut to two sentences and GIST_WORDS words; anchors are bounded,
+    deduplicated (case-insensitively, and against the gist), and the ones repeated
+    most in the block come first (see `extractive`); a keyword whose stems the gist
+    or an anchor already holds, or a repeat, adds nothing to recall and is dropped.
+    Anchors go first: "Lisbon" says more than the keyword "lisbon" (a name, a place),
+    and choosing keywords first dropped every name that was also a keyword.
     """
     gist = _clip_words(" ".join(sentences(" ".join(gist.split()))[:GIST_SENTENCES]), GIST_WORDS)
     seen = set(stems(gist))
-    kept_keywords: list[str] = []
-    for keyword in keywords:
-        terms = set(stems(keyword))
-        if not keyword.strip() or not terms or terms <= seen:
-            continue
-        kept_keywords.append(" ".join(keyword.split()))
-        seen |= terms
-        if len(kept_keywords) >= MAX_KEYWORDS:
-            break
     said = gist.lower()
     kept_anchors: list[str] = []
     for anchor in anchors:
@@ -80,6 +73,15 @@ def capsule(
         seen |= terms
         said += " " + anchor.lower()
         if len(kept_anchors) >= CAPSULE_ANCHORS:
+            break
+    kept_keywords: list[str] = []
+    for keyword in keywords:
+        terms = set(stems(keyword))
+        if not keyword.strip() or not terms or terms <= seen:
+            continue
+        kept_keywords.append(" ".join(keyword.split()))
+        seen |= terms
+        if len(kept_keywords) >= MAX_KEYWORDS:
             break
     return gist, kept_keywords, kept_anchors
 

@@ -1,7 +1,8 @@
 """Unpacking: bringing an old memory back.
 
 Shallow unpacking shows the gist and leaves the block where it is ("that was about
-X ... in May", marked vague). Deep unpacking restores the block's full episodes into
+X ... in May", form `gist`; see `gist.present`). Deep unpacking, on a signal only
+(`blocks_to_unpack`), restores the block's full episodes into
 a *new* hot block with fresh actuality, linked to the old block's pointers and to the
 current conversation; the archive copy is marked `restored`, never deleted.
 """
@@ -9,35 +10,31 @@ current conversation; the archive copy is marked `restored`, never deleted.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlite_utils
+
 from aniso.core.db import transaction
-from aniso.tiers import archive, blocks, links
+from aniso.tiers import archive, asking, blocks, links
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import MemoryItem
+from aniso.tiers.text import query_terms, stems
 
 # An old item this relevant (fused score after actuality, the scale of `memory.fuse`)
-# restores its block: the default of `Settings.unpack_score`. Calibrated on LoCoMo
-# conversation 26, checked on 30 (held out).
+# may restore its block, when its gist cannot answer (see `gist_lacks`): the default
+# of `Settings.unpack_score`. Calibrated on LoCoMo conversation 26, checked on 30.
 UNPACK_SCORE = 0.5
 UNPACK_WINDOW = 10  # old items that could reach an answer's top 10
 UNPACK_MOST = 2  # blocks restored per turn at most: a turn must stay quick
 
-EXPLICIT_REQUEST = re.compile(
-    r"\b(tell me more|more details?|in detail|remember when|do you remember|what exactly|"
-    r"go on|elaborate)\b|(подробнее|расскажи больше|помнишь|вспомни|детальніше|пам'ятаєш)",
-    re.IGNORECASE,
-)
-
 
 def asks_for_detail(text: str) -> bool:
     """An explicit request to unpack: "tell me more", "подробнее", "remember when…"."""
-    return bool(EXPLICIT_REQUEST.search(text))
+    return asking.asks_for_detail(text)
 
 
 def block_to_unpack(
@@ -55,21 +52,79 @@ def choose(
     previous: set[int],
     *,
     score: float = UNPACK_SCORE,
+    last_gist: Sequence[int] = (),
 ) -> tuple[list[int], set[int]]:
     """`blocks_to_unpack` with the store consulted: the one entry point of the
     policy, for the controller and the LoCoMo replay alike.
 
     Relevance alone may restore a block only when its archive still holds episodes
-    (a warm block that kept all of them has nothing to bring back) and when it is
-    not a restored copy that went back down: that one was brought back once and then
-    left unused until it aged out of hot, so relevance was not enough; a developing
-    topic or an explicit request still restores it. Without these two rules a year
-    of chat on recurring topics restored blocks more often than it received messages
-    (6,121 restores in 4,000 messages, chains ten restores deep, most copying nothing).
+    (a warm block that kept all of them has nothing to bring back), when it is not
+    a restored copy that went back down (brought back once, then left unused until
+    it aged out of hot: relevance was not enough), and when its gist cannot answer
+    (`gist_lacks`). Without the first two rules a year of chat on recurring topics
+    restored blocks more often than it received messages (6,121 restores in 4,000
+    messages, chains ten restores deep, most copying nothing); without the third,
+    any passing mention of an old topic pulled its whole block back.
     """
     old = [item.block_id for item in items[:UNPACK_WINDOW] if item.tier != "hot"]
     restorable = archive.packed_blocks(memory.db, blocks.originals(memory.db, old))
-    return blocks_to_unpack(query, items, previous, score=score, restorable=restorable)
+    candidates = [
+        item.block_id
+        for item in items[:UNPACK_WINDOW]
+        if item.tier != "hot" and item.score >= score and item.block_id in restorable
+    ]
+    quotes = {
+        item.block_id: [quote.text for quote in item.quotes]
+        for item in items[:UNPACK_WINDOW]
+        if item.quotes
+    }
+    lacking = gist_lacks(memory.db, query, candidates, quotes) if is_question(query) else set()
+    return blocks_to_unpack(
+        query,
+        items,
+        previous,
+        score=score,
+        restorable=restorable & lacking,
+        last_gist=last_gist,
+    )
+
+
+def is_question(text: str) -> bool:
+    """A question mark, in any of the languages: a passing mention is a statement."""
+    return "?" in text or "？" in text
+
+
+def gist_lacks(
+    db: sqlite_utils.Database,
+    query: str,
+    block_ids: Collection[int],
+    quotes: Mapping[int, Sequence[str]] | None = None,
+) -> set[int]:
+    """The blocks whose shown form cannot answer `query`: a content word of the
+    query (four letters or more) is nowhere in what the block shows (gist or summary,
+    keywords, anchors, kept episodes, and the archived turns it quotes, `quotes`).
+    "What time do the yoga classes start?" against a capsule about "yoga at Lotus
+    Flow": "time" and "start" are not in it, the archive holds them ("classes start
+    at 7 am"). "Where is the yoga studio?" is answered by the capsule itself. Words
+    matched only by meaning (the dense side) count as missing too: the capsule cannot
+    be shown to hold the answer."""
+    asked = {term for term in query_terms(query) if len(term) >= 4}
+    lacking: set[int] = set()
+    for block_id in dict.fromkeys(block_ids):
+        row = db.execute(
+            "SELECT summary, keywords, anchors FROM blocks WHERE id = ?", [block_id]
+        ).fetchone()
+        kept = " ".join(
+            r[0]
+            for r in db.execute("SELECT user_text FROM episodes WHERE block_id = ?", [block_id])
+        )
+        quoted = (quotes or {}).get(block_id, ())
+        shown = set(
+            stems(" ".join([row[0], *json.loads(row[1]), *json.loads(row[2]), kept, *quoted]))
+        )
+        if asked - shown:
+            lacking.add(block_id)
+    return lacking
 
 
 def blocks_to_unpack(
@@ -79,26 +134,41 @@ def blocks_to_unpack(
     *,
     score: float = UNPACK_SCORE,
     restorable: Collection[int] | None = None,
+    last_gist: Sequence[int] = (),
 ) -> tuple[list[int], set[int]]:
     """Which warm or cold blocks to restore now (DESIGN §3, migration up), best first,
     and the old blocks of this turn (pass them as `previous` next turn).
 
-    Triggers: an explicit request ("tell me more", "подробнее", "remember when"), a
-    topic that keeps developing (the same old block among the top items in two
-    consecutive turns, which is also "active use" for warm), or relevance of at
-    least `score` (the setting `unpack_score`) for an old item that could reach the
-    top 10 (at most UNPACK_MOST blocks: a capsule or a warm summary only says *that*
-    something was said; its episodes must come back to compete with the hot ones).
+    Everything else old is shown shallow (`gist.present`) and stays where it is.
+    Triggers:
+    - an explicit request ("tell me more", "подробнее", "розкажи докладніше"): one
+      that names nothing ("tell me more about that") is about `last_gist`, the old
+      blocks shown last turn; one that names a topic, about the best item (of the
+      top 10) whose text has a word of the topic, else the best old item of the top
+      3 (the dense side alone may have found it; multilingual MiniLM ranks a few
+      same-language sentences above the right one);
+    - a topic that keeps developing (the same old block among the top items in two
+      consecutive turns, which is also "active use" for warm);
+    - relevance of at least `score` (the setting `unpack_score`) for an old item that
+      could reach the top 10 and is in `restorable` (`choose` admits only blocks
+      whose gist cannot answer), at most UNPACK_MOST blocks. Without `restorable`,
+      relevance restores nothing: a score alone never decides.
     A block the profile has made outdated is restored only on an explicit request
     (the user asked for the past; its episodes come back marked outdated, the
     profile still wins): on its own it would only bring back a stale fact.
-
-    Relevance alone restores only a block in `restorable`, when given (see `choose`).
     """
     if asks_for_detail(query):
+        current = {i.block_id for i in items[:3] if i.tier != "hot" and not i.outdated}
+        topic = set(asking.topic_terms(query))
+        if last_gist and not topic:
+            return [last_gist[0]], current
+        named = [i for i in items[:UNPACK_WINDOW] if topic & set(stems(i.text))]
+        if named:
+            # The best item that names the topic; a hot one needs no unpacking.
+            first = sorted(named, key=lambda i: i.outdated)[0]
+            return ([first.block_id] if first.tier != "hot" else []), current
         # A current memory first; an outdated one only when it is all there is.
         asked = sorted((item for item in items[:3] if item.tier != "hot"), key=lambda i: i.outdated)
-        current = {item.block_id for item in asked if not item.outdated}
         return ([asked[0].block_id] if asked else []), current
     old = [item for item in items[:UNPACK_WINDOW] if item.tier != "hot" and not item.outdated]
     current = {item.block_id for item in items[:3] if item.tier != "hot" and not item.outdated}
@@ -106,7 +176,7 @@ def blocks_to_unpack(
     relevant = [
         item.block_id
         for item in old
-        if item.score >= score and (restorable is None or item.block_id in restorable)
+        if item.score >= score and restorable is not None and item.block_id in restorable
     ]
     chosen = list(dict.fromkeys(developing + relevant))[:UNPACK_MOST]
     return chosen, current
@@ -117,19 +187,6 @@ class Restored:
     old_block: int
     new_block: int
     episodes: int
-
-
-def shallow(memory: TieredMemory, block_id: int) -> str:
-    """The gist of a block, for a vague answer; changes nothing."""
-    block = blocks.get(memory.db, block_id)
-    if block is None:
-        return ""
-    if block.tier == "hot":
-        first = memory.db.execute(
-            "SELECT user_text FROM episodes WHERE block_id = ? ORDER BY id LIMIT 1", [block_id]
-        ).fetchone()
-        return first[0] if first else ""
-    return block.summary
 
 
 def deep(

@@ -1,7 +1,7 @@
 """The memory panel: what is kept in each tier, and what was recalled for the last answer.
 
 Each recalled item shows its tier badge, age and tokens. Warm items are marked
-incomplete and cold ones vague, so the user can see why some things are remembered
+incomplete and cold ones as a gist, so the user can see why some things are remembered
 less well; outdated ones (superseded by the profile) are marked too. Keys act on the
 highlighted item: u unpacks it deeply, p pins it, f forgets it after a confirmation.
 """
@@ -26,7 +26,7 @@ BADGE_STYLE = {
     "warm": "bold black on yellow",
     "cold": "bold white on blue",
 }
-FORM_NOTE = {"incomplete": "incomplete", "vague": "vague"}
+FORM_NOTE = {"incomplete": "incomplete", "gist": "gist"}
 
 
 def age(at: datetime, now: datetime) -> str:

@@ -36,6 +36,7 @@ from aniso.data import forget as erasure
 from aniso.profile.notice import change_dict
 from aniso.prompt import fit_memories
 from aniso.services import Services, build
+from aniso.tiers import gist
 from aniso.tiers.model import MemoryItem
 
 __all__ = ["Memory", "open"]
@@ -58,13 +59,18 @@ def item_dict(item: MemoryItem, *, now: Any) -> dict[str, Any]:
         "block_id": item.block_id,
         "episode_id": item.episode_id,
         "tier": item.tier,
-        "form": item.form,  # full | incomplete (warm) | vague (cold gist)
+        "form": item.form,  # full | incomplete (warm) | gist (cold)
         "date": item.at.isoformat(),
         "age_days": max(0, (now - item.at).days),
         "outdated": item.outdated,
         "tokens": item.tokens,
         "score": round(item.score, 4),
         "text": item.text,
+        # The archived turns a warm or cold item quotes in its text: a gist can
+        # answer while its block stays packed. Added beside the older keys.
+        "quotes": [
+            {"episode_id": quote.episode_id, "date": quote.at.isoformat()} for quote in item.quotes
+        ],
     }
 
 
@@ -118,7 +124,9 @@ class Memory:
             )
             budget = budget_tokens or services.settings.prompt_budget_tokens
             items = fit_memories(
-                result.items, budget_tokens=budget, profile_text=controller.profile_text()
+                gist.present(services.db, query, result.items),
+                budget_tokens=budget,
+                profile_text=controller.profile_text(),
             )
             return {
                 "query": query,

@@ -53,7 +53,7 @@ def _add_reading_tools(server: Any, memory: Memory, call: Call) -> None:
     @server.tool(
         description="Memories relevant to a query, best first, as the assistant would be "
         "given them: each with its tier (hot, warm, cold), form (full; incomplete for warm; "
-        "vague for a cold gist), age in days and provenance (block and episode), within a "
+        "gist for a cold capsule), age in days and provenance (block and episode), within a "
         "token budget; warnings say when recall is lexical only."
     )
     async def recall(query: str, budget_tokens: int | None = None) -> str:

@@ -155,11 +155,15 @@ class Scores:
         }
 
 
-RecallFn = Callable[[str], list[tuple[str | None, int]]]
-"""Given a question, ranked (turn ref or None, tokens) pairs."""
+Ranked = list[tuple[tuple[str, ...], int]]
+"""Ranked items as (the turn refs each shows in full, its tokens): a hot episode
+shows its own turn, a gist the archived turns it quotes, a summary none."""
+
+RecallFn = Callable[[str], Ranked]
+"""Given a question, its ranked items."""
 
 
-Observe = Callable[[Question, list[tuple[str | None, int]] | None], None]
+Observe = Callable[[Question, Ranked | None], None]
 """Called before a question is recalled (with None) and after (with the ranking),
 outside the timed recall: the diagnosis of `--why` reads the store there."""
 
@@ -181,7 +185,7 @@ def score_conversation(
         if observe is not None:
             observe(question, ranked)
         category = str(question.category)
-        turn_refs = [ref for ref, _ in ranked if ref is not None]
+        turn_refs = [ref for refs, _ in ranked for ref in refs]
         for k in KS:
             found = question.evidence & set(turn_refs[:k])
             scores.add(category, f"recall@{k}", len(found) / len(question.evidence))
@@ -195,17 +199,17 @@ def score_conversation(
         scores.context_tokens.append(sum(tokens for _, tokens in _fit(ranked, context_budget)))
 
 
-def _fit(ranked: list[tuple[str | None, int]], budget: int) -> Iterator[tuple[str | None, int]]:
+def _fit(ranked: Ranked, budget: int) -> Iterator[tuple[tuple[str, ...], int]]:
     used = 0
-    for ref, tokens in ranked:
+    for refs, tokens in ranked:
         if used + tokens > budget:
             continue
         used += tokens
-        yield ref, tokens
+        yield refs, tokens
 
 
-def _within_budget(ranked: list[tuple[str | None, int]], budget: int) -> list[str]:
-    return [ref for ref, _ in _fit(ranked, budget) if ref is not None]
+def _within_budget(ranked: Ranked, budget: int) -> list[str]:
+    return [ref for refs, _ in _fit(ranked, budget) for ref in refs]
 
 
 def replay(
@@ -339,8 +343,6 @@ def _prepare(
 ) -> tuple[RecallFn, dict[str, Any]]:
     """Replay the conversation (with nightly compaction in tier mode) and return the
     recall function for its questions, with the tier figures it keeps up to date."""
-    from aniso.tiers import unpack
-
     memory, settings = services.memory, services.settings
     state: dict[str, Any] = {"previous": set(), "restored": 0, "runs": 0}
     if tiers:
@@ -356,8 +358,19 @@ def _prepare(
     else:
         replay(conversation, memory)
     state["blocks"] = counts_by_tier(memory.db)
+    return recaller(services, now=now, tiers=tiers, state=state), state
 
-    def recall(question: str) -> list[tuple[str | None, int]]:
+
+def recaller(services: Any, *, now: datetime, tiers: bool, state: dict[str, Any]) -> RecallFn:
+    """The recall of a replayed store, as a chat would run it: in tier mode old blocks
+    unpack by the product's policy, questions asked one after another."""
+    from aniso.tiers import gist, unpack
+
+    memory, settings = services.memory, services.settings
+    state.setdefault("previous", set())
+    state.setdefault("restored", 0)
+
+    def recall(question: str) -> Ranked:
         items = memory.recall(question, now=now, limit=40).items
         if tiers:
             state["first_pass"] = [(i.block_id, i.tier, i.score) for i in items]
@@ -369,6 +382,7 @@ def _prepare(
             if restored:
                 state["restored"] += len(restored)
                 items = memory.recall(question, now=now, limit=40).items
-        return [(item.ref, item.tokens) for item in items]
+        # Scored as shown: old items in their gist form, with the turns they quote.
+        return [(item.refs, item.tokens) for item in gist.present(memory.db, question, items)]
 
-    return recall, state
+    return recall

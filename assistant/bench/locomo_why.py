@@ -29,7 +29,7 @@ from aniso.tiers import archive
 
 BUDGET = 1000
 TOP = 10
-Ranked = list[tuple[str | None, int]]
+Ranked = list[tuple[tuple[str, ...], int]]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Diagnosis:
         def observe(question: Any, ranked: Ranked | None) -> None:
             if ranked is None:
                 return
-            refs = [ref for ref, _ in ranked if ref is not None]
+            refs = [ref for shown, _ in ranked for ref in shown]
             self.hot[(name, next(counter))] = (
                 question.evidence & set(refs[:TOP]),
                 question.evidence & set(fit(ranked, BUDGET)),
@@ -78,7 +78,7 @@ class Diagnosis:
             found_hot = self.hot.get((name, number))
             if found_hot is None:
                 return
-            refs = [ref for ref, _ in ranked if ref is not None]
+            refs = [ref for shown, _ in ranked for ref in shown]
             within = set(fit(ranked, BUDGET))
             first = state.get("first_pass", [])
             restored = set(state.get("restored_now", []))

@@ -12,6 +12,8 @@ nightly compactor runs after each simulated day. We report what would show a lea
   and the same once the first messages have gone cold (before that, messages have
   not yet left their summaries, capsules and archive rows), which is about 1 when
   the store grows no faster than what it keeps;
+- how many blocks deep unpacking restored, per 1,000 messages (gist first: a
+  passing mention of an old topic restores nothing);
 - per-message CPU of the turns that restored nothing, since only an old memory can
   be unpacked and the first weeks have none;
 - that every message is stored exactly once (live or archived, by a unique tag), and
@@ -244,6 +246,8 @@ def run(
         "nights_compacted": nights,
         "errors": errors,
         "latency": latency(wall, cpu, min(1000, max(1, count // 2)), unpacked),
+        "restores": sum(unpacked),
+        "restores_per_1000_messages": round(1000 * sum(unpacked) / max(1, count), 1),
         "rss": rss,
         "storage": {
             "samples": samples,

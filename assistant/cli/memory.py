@@ -56,9 +56,10 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
         is_outdated=controller.profile.outdated_check() if controller.profile else None,
     )
     from aniso.prompt import fit_memories
+    from aniso.tiers import gist
 
     injected = fit_memories(
-        result.items,
+        gist.present(services.db, query, result.items),
         budget_tokens=services.settings.prompt_budget_tokens,
         profile_text=controller.profile_text(),
     )
@@ -102,7 +103,11 @@ def recall_command(ctx: click.Context, query: str, as_json: bool, limit: int) ->
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
 @click.pass_context
 def list_command(ctx: click.Context, tier: str | None, as_json: bool) -> None:
-    """List memory blocks, newest first, with their tier, markers and size."""
+    """List memory blocks, newest first, with their tier, markers and size.
+
+    A block brought back by a deep unpack says where from: `restored_from` is the
+    original's id and `restored_from_tier` the tier it was unpacked from; the
+    original keeps its tier, with status `restored`."""
     from aniso.tiers.blocks import listing
 
     rows = listing(_root(ctx).services().db, tier)
@@ -118,6 +123,8 @@ def list_command(ctx: click.Context, tier: str | None, as_json: bool) -> None:
             "open": bool(row["open"]),
             "pinned": bool(row["pinned"]),
             "summary": row["summary"] or (row["first_text"] or "")[:120],
+            "restored_from": row["restored_from"],
+            "restored_from_tier": row["restored_from_tier"],
         }
         for row in rows
     ]

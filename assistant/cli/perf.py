@@ -415,6 +415,10 @@ def soak_command(ctx: click.Context, messages: int, work_dir: str | None, as_jso
             f"{first['p95']}; last p50 {last['p50']} p95 {last['p95']} "
             f"(turns that restored old memories: {turns['first']} first, {turns['last']} last)"
         )
+    click.echo(
+        f"restores: {result['restores']:,} ({result['restores_per_1000_messages']} per 1,000 "
+        "messages)"
+    )
     click.echo(f"RSS: {rss['start_mb']} MB at the start, {rss['end_mb']} MB at the end")
     click.echo(f"{'RSS by tenth (MB):':<34}{sparkline(rss['samples_mb'])}")
     if "cpu_p50_ms_by_tenth_without_unpacking" in lat:

@@ -171,7 +171,25 @@ def m002_fts_vocabulary(db: sqlite_utils.Database) -> None:
 
 
 @MIGRATIONS()
-def m003_threads(db: sqlite_utils.Database) -> None:
+def m003_unpack_state(db: sqlite_utils.Database) -> None:
+    """What unpacking carries from one turn to the next (`tiers.unpack_state`), in the
+    data dir so that `ask`, `chat`, the TUI and MCP share it: one row."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE unpack_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            at TEXT NOT NULL,                         -- the turn it describes
+            last_gist TEXT NOT NULL DEFAULT '[]',     -- blocks shown shallow, best first
+            topic_window TEXT NOT NULL DEFAULT '[]',  -- old blocks at the top (developing topic)
+            context TEXT NOT NULL DEFAULT '[]'        -- injected items, in brief (redacted text)
+        );
+        """,
+    )
+
+
+@MIGRATIONS()
+def m004_threads(db: sqlite_utils.Database) -> None:
     """Open threads and their briefs (push refresh): one row per open block."""
     _run_script(
         db,
@@ -195,7 +213,7 @@ def m003_threads(db: sqlite_utils.Database) -> None:
 
 
 @MIGRATIONS()
-def m004_procedures(db: sqlite_utils.Database) -> None:
+def m005_procedures(db: sqlite_utils.Database) -> None:
     """Reusable procedures (accepted answers as steps) and their links to requests."""
     _run_script(
         db,

@@ -59,6 +59,7 @@ MEMORY_TABLES = (
     "procedures",
     "procedure_links",
     "outbox",
+    "unpack_state",
     lexical.EPISODES,
     lexical.BLOCKS,
 )

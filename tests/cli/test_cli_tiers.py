@@ -27,7 +27,7 @@ def test_compact_moves_blocks_and_reports(data_dir: Path) -> None:
     recalled = json.loads(
         run_cli("--now", "2026-06-10T10:00:00", "memory", "recall", "--json", "yoga studio").stdout
     )
-    assert [(i["tier"], i["form"]) for i in recalled["items"]] == [("cold", "vague")]
+    assert [(i["tier"], i["form"]) for i in recalled["items"]] == [("cold", "gist")]
     listed = json.loads(run_cli("memory", "list", "--tier", "cold", "--json").stdout)
     assert [b["id"] for b in listed["blocks"]] == [1]
     doctor = run_cli("doctor", "--json")

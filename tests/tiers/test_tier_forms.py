@@ -74,6 +74,16 @@ def test_capsule_bounds_llm_output_too() -> None:
     assert anchors == ["7 am", "Rua Augusta", "Lisbon", "Tuesday", "Thursday", "3"]
 
 
+def test_capsule_keeps_a_name_that_is_also_a_keyword() -> None:
+    gist, keywords, anchors = capsule(
+        "That was about a trip, in May 2026: we walked a lot.",
+        ["lisbon", "tram", "porto"],
+        ["Lisbon", "Porto", "12 May"],
+    )
+    assert anchors == ["Lisbon", "Porto", "12 May"], "names survive as anchors"
+    assert keywords == ["tram"], "the lower-case repeats of the names go instead"
+
+
 def test_cold_block_is_found_by_its_capsule(services: Services, clock: SimulatedClock) -> None:
     for text in LONG_THREAD:
         services.assistant.send(text)

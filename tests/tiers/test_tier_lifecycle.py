@@ -59,7 +59,7 @@ def test_time_travel(services: Services, clock: SimulatedClock) -> None:
 
     nights(services, clock, 90)
     day120 = recall(services, "yoga studio Lotus Flow")
-    assert [(i.block_id, i.tier, i.form) for i in day120][:1] == [(yoga_block, "cold", "vague")]
+    assert [(i.block_id, i.tier, i.form) for i in day120][:1] == [(yoga_block, "cold", "gist")]
     assert day120[0].text.startswith("That was about")
     assert (
         services.db.execute(
@@ -169,9 +169,12 @@ def test_summaries_pass_the_guard_and_llm_upgrades(
         redact=lambda text: text.replace("Marta", "[PERSON]"),
         complete=complete,
     ).run(clock())
-    summary, keywords = services.db.execute("SELECT summary, keywords FROM blocks").fetchone()
+    summary, keywords, anchors = services.db.execute(
+        "SELECT summary, keywords, anchors FROM blocks"
+    ).fetchone()
     assert calls and summary == "That was about yoga at Lotus Flow in January."
-    assert "Marta" not in keywords and "[PERSON]" in keywords
+    # The name is kept once, as an anchor (not again as a keyword), and redacted.
+    assert "Marta" not in keywords + anchors and "[PERSON]" in anchors
 
 
 def test_malformed_llm_summary_falls_back(services: Services, clock: SimulatedClock) -> None:

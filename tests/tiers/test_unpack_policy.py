@@ -45,14 +45,19 @@ def test_relevant_old_blocks_in_the_top_ten_are_restored_best_first() -> None:
         *[item(10 + i, "hot", 0.5) for i in range(5)],
         item(7, "cold", 0.9),  # 12th: could not reach the top 10
     ]
-    chosen, current = unpack.blocks_to_unpack("what did I say about it?", items, set())
+    lacking = {2, 3, 5, 6, 7}  # their gists cannot answer (`unpack.gist_lacks`)
+    chosen, current = unpack.blocks_to_unpack(
+        "what did I say about it?", items, set(), restorable=lacking
+    )
     assert chosen == [2, 5][: unpack.UNPACK_MOST]
     assert current == {2}, "old, current blocks of the top 3 (the outdated one is left out)"
+    # A score alone decides nothing: the gist is shown and the blocks stay packed.
+    assert unpack.blocks_to_unpack("what did I say about it?", items, set()) == ([], {2})
 
 
 def test_a_developing_topic_comes_first_and_weak_old_items_stay_packed() -> None:
     items = [item(1, "hot", 1.0), item(2, "cold", 0.2), item(3, "cold", 0.9)]
-    chosen, _ = unpack.blocks_to_unpack("and then?", items, {2})
+    chosen, _ = unpack.blocks_to_unpack("and then?", items, {2}, restorable={3})
     assert chosen == [2, 3]
     weak = [item(1, "hot", 1.0), item(2, "cold", unpack.UNPACK_SCORE - 0.01)]
     assert unpack.blocks_to_unpack("and then?", weak, set()) == ([], {2})
@@ -165,7 +170,8 @@ def test_choose_skips_blocks_with_nothing_archived_and_restored_copies(data_dir:
     db.execute("UPDATE blocks SET tier = 'warm'")
     for episode_id, block_id in ((1, packed), (2, copy)):
         db["archive"].insert(
-            {"episode_id": episode_id, "block_id": block_id, "payload": b"x",
+            {"episode_id": episode_id, "block_id": block_id,
+             "payload": archived(episode_id, block_id, "The garden roses bloomed in June"),
              "archived_at": AT.isoformat()}
         )  # fmt: skip
     assert archive.packed_blocks(db, {packed, kept_all, copy}) == {packed, copy}
@@ -173,3 +179,43 @@ def test_choose_skips_blocks_with_nothing_archived_and_restored_copies(data_dir:
     assert unpack.choose(memory, "and the garden?", items, set())[0] == [packed]
     # The restored copy still comes back when its topic keeps developing.
     assert unpack.choose(memory, "and the garden?", items, {copy})[0][0] == copy
+
+
+def archived(episode_id: int, block_id: int, text: str) -> bytes:
+    from aniso.tiers import archive
+
+    row = dict.fromkeys(archive.FIELDS)
+    row.update(id=episode_id, block_id=block_id, session="s", at=AT.isoformat(), user_text=text)
+    return archive.pack(row)
+
+
+def test_anaphoric_request_unpacks_the_gist_shown_last() -> None:
+    items = [item(1, "hot", 1.0), item(2, "cold", 0.3)]
+    for request in ("tell me more about that", "подробнее", "розкажи докладніше", "More?"):
+        assert unpack.blocks_to_unpack(request, items, set(), last_gist=[7, 2])[0] == [7], request
+    # A request that names its topic goes by this turn's recall, not by the last gist.
+    named = unpack.blocks_to_unpack("tell me more about the garden", items, set(), last_gist=[7])
+    assert named[0] == [2]
+    # Without a request the gist shown last stays where it is.
+    assert unpack.blocks_to_unpack("nice weather today", items, set(), last_gist=[7])[0] == []
+
+
+def test_only_a_question_the_gist_cannot_answer_restores_by_relevance(data_dir: Path) -> None:
+    memory = make_memory(load_settings(), open_db(data_dir))
+    db = memory.db
+    block = blocks.create(db, at=AT)
+    db.execute(
+        "UPDATE blocks SET tier = 'cold', summary = ?, keywords = ?, anchors = ? WHERE id = ?",
+        ["That was about yoga, in May 2026.", '["studio"]', '["Lotus Flow"]', block],
+    )
+    db["archive"].insert(
+        {"episode_id": 1, "block_id": block, "archived_at": AT.isoformat(),
+         "payload": archived(1, block, "Lotus Flow yoga classes start at 7 am on Tuesdays")}
+    )  # fmt: skip
+    strong = [item(block, "cold", 0.9)]
+    assert unpack.gist_lacks(db, "When do the yoga classes start?", [block]) == {block}
+    assert unpack.gist_lacks(db, "Where is the yoga studio?", [block]) == set(), "the gist has it"
+    assert unpack.choose(memory, "When do the yoga classes start?", strong, set())[0] == [block]
+    # A passing mention is no question: however strong the match, the gist is enough.
+    assert unpack.choose(memory, "Yoga classes start again soon", strong, set())[0] == []
+    assert unpack.choose(memory, "Where is the yoga studio?", strong, set())[0] == []

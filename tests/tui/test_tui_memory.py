@@ -42,10 +42,10 @@ async def test_recalled_items_show_tier_age_tokens_and_unpack(
         await say(pilot, "which yoga studio do I go to?")
         panel = app.query_one(MemoryPanel)
         by_block = {item.block_id: item for item in panel.items}
-        assert by_block[cold].tier == "cold" and by_block[cold].form == "vague"
+        assert by_block[cold].tier == "cold" and by_block[cold].form == "gist"
         labels = [str(o.prompt) for o in panel.query_one("#recalled")._options]
         cold_label = labels[list(by_block).index(cold)]
-        assert cold_label.startswith(" COLD  4mo · ") and " · vague" in cold_label
+        assert cold_label.startswith(" COLD  4mo · ") and " · gist" in cold_label
         assert f"{by_block[cold].tokens} tok · block {cold}" in cold_label
         counts = str(panel.query_one("#counts").render())
         assert counts == " hot  1   warm  0   cold  2  archive 3"  # yoga and car went cold
