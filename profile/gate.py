@@ -121,6 +121,9 @@ class Model:
     message_weights: dict[str, float] | None = None
     """The message model: how likely a whole message says nothing about the user."""
     message_bias: float = 0.0
+    field_thresholds: dict[str, float] | None = None
+    """A finder's threshold for one field, where cross-validation found another better
+    than `threshold` (a place after "live in" is surer evidence than a liked food)."""
 
     def message_probability(self, text: str) -> float | None:
         if self.message_weights is None:
@@ -129,10 +132,12 @@ class Model:
             self.message_bias + sum(self.message_weights.get(n, 0.0) for n in message_words(text))
         )
 
-    def cut(self, origin: str, kind: str = "add") -> float:
+    def cut(self, origin: str, kind: str = "add", field: str = "") -> float:
         cut = self.threshold
         if origin == "rules" and self.rules_threshold is not None:
             cut = self.rules_threshold
+        elif self.field_thresholds and field in self.field_thresholds:
+            cut = self.field_thresholds[field]
         if kind == "remove" and self.remove_threshold is not None:
             cut = min(cut, self.remove_threshold)
         return cut
@@ -162,6 +167,7 @@ def load() -> Model | None:
         remove_threshold=float(raw["remove_threshold"]) if "remove_threshold" in raw else None,
         message_weights=dict(raw["message"]["weights"]) if "message" in raw else None,
         message_bias=float(raw["message"]["bias"]) if "message" in raw else 0.0,
+        field_thresholds={k: float(v) for k, v in raw.get("field_thresholds", {}).items()},
     )
 
 

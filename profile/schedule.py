@@ -20,6 +20,18 @@ _RANGE = re.compile(
     r"(\d{1,2})[:.](\d{2})\b",
     re.IGNORECASE,
 )
+_SPOKEN_RANGE = re.compile(
+    r"\b(?:between|from|с|з|від|от)\s+(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|утра|вечера|дня|ранку)?\s*"
+    r"(?:and|to|till|until|-|–|—|до|по)\s*(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|утра|вечера|дня|ночи"
+    r"|вечора|ранку)\b",
+    re.IGNORECASE,
+)
+"""A range said with am/pm ("between 10am and 2pm", "с 9 утра до 6 вечера")."""
+_UNIT = re.compile(
+    r"\s*(?:недел\w*|тижн\w*|тиж\w*|лет|год\w*|рок\w*|дн\w*|минут\w*|хвилин\w*|час\w*|годин\w*"
+    r"|weeks?|years?|days?|months?|minutes?|hours?|мес\w*|міс\w*|%|km|км|kg|кг)\b",
+    re.IGNORECASE,
+)
 _AFTER = re.compile(
     rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|ночи|h)?(?!\w)",
     re.IGNORECASE,
@@ -45,18 +57,19 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("weekends", r"выходн\w*|weekends?|вихідн\w*"),
 )
 _DAYS: tuple[tuple[str, str], ...] = (
-    ("Mon", r"понедельник\w*|понеділ\w*|mondays?"),
-    ("Tue", r"вторник\w*|вівтор\w*|tuesdays?"),
-    ("Wed", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
-    ("Thu", r"четверг\w*|четвер\w*|thursdays?"),
-    ("Fri", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
-    ("Sat", r"суббот\w*|субот\w*|saturdays?"),
-    ("Sun", r"воскресень\w*|неділ\w*|sundays?"),
+    ("Monday", r"понедельник\w*|понеділ\w*|mondays?"),
+    ("Tuesday", r"вторник\w*|вівтор\w*|tuesdays?"),
+    ("Wednesday", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
+    ("Thursday", r"четверг\w*|четвер\w*|thursdays?"),
+    ("Friday", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
+    ("Saturday", r"суббот\w*|субот\w*|saturdays?"),
+    ("Sunday", r"воскресень\w*|неділ\w*|sundays?"),
 )
 _ABBREVIATIONS = {
-    "пн": "Mon", "mon": "Mon", "вт": "Tue", "tue": "Tue", "tues": "Tue", "ср": "Wed",
-    "wed": "Wed", "чт": "Thu", "thu": "Thu", "thurs": "Thu", "пт": "Fri", "fri": "Fri",
-    "сб": "Sat", "sat": "Sat", "вс": "Sun", "нд": "Sun", "sun": "Sun",
+    "пн": "Monday", "mon": "Monday", "вт": "Tuesday", "tue": "Tuesday", "tues": "Tuesday",
+    "ср": "Wednesday", "wed": "Wednesday", "чт": "Thursday", "thu": "Thursday",
+    "thurs": "Thursday", "пт": "Friday", "fri": "Friday", "сб": "Saturday", "sat": "Saturday",
+    "вс": "Sunday", "нд": "Sunday", "sun": "Sunday",
 }  # fmt: skip
 _ABBREVIATION_GROUP = re.compile(
     r"\b(?:" + "|".join(_ABBREVIATIONS) + r")(?:\s*/\s*(?:" + "|".join(_ABBREVIATIONS) + r"))+\b",
@@ -93,10 +106,24 @@ def _clock(hour: str, minute: str | None, marker: str | None) -> str | None:
     return f"{value:02d}:{minutes:02d}"
 
 
+def _same_half(marker: str | None, hour: str) -> str | None:
+    """The first hour of "between 1 and 3pm" is pm too; of "between 10 and 2pm", am."""
+    if marker and marker.lower() == "pm":
+        return None if int(hour) >= 10 else "pm"
+    return None
+
+
 def _clock_times(clause: str) -> list[_Found]:
     found: list[_Found] = []
     for m in _RANGE.finditer(clause):
         start, end = _clock(m.group(1), m.group(2), None), _clock(m.group(3), m.group(4), None)
+        if start and end:
+            found.append(_Found(f"{start}-{end}", m.start(), m.end()))
+    for m in _SPOKEN_RANGE.finditer(clause):
+        if any(f.start <= m.start() < f.end for f in found):
+            continue
+        end = _clock(m.group(4), m.group(5), m.group(6))
+        start = _clock(m.group(1), m.group(2), m.group(3) or _same_half(m.group(6), m.group(1)))
         if start and end:
             found.append(_Found(f"{start}-{end}", m.start(), m.end()))
     taken = [(f.start, f.end) for f in found]
@@ -104,8 +131,9 @@ def _clock_times(clause: str) -> list[_Found]:
         for m in pattern.finditer(clause):
             if any(a <= m.start() < b for a, b in taken):
                 continue
-            if m.group(2) is None and m.group(3) is None:
-                continue  # "после 2 недель" is not a time of day
+            bare = m.group(2) is None and m.group(3) is None
+            if bare and (not 5 <= int(m.group(1)) <= 23 or _UNIT.match(clause, m.end())):
+                continue  # "после 2 недель" is not a time of day; "после 18 свободна" is
             time = _clock(m.group(1), m.group(2), m.group(3))
             if time:
                 found.append(_Found(f"{word} {time}", m.start(), m.end()))
@@ -131,7 +159,9 @@ def _days(text: str, taken: list[tuple[int, int]]) -> str:
     for m in _ABBREVIATION_GROUP.finditer(text):
         named += [_ABBREVIATIONS[part.strip().lower()] for part in m.group().split("/")]
     order = [day for day, _ in _DAYS]
-    return "/".join(sorted(set(named), key=order.index))
+    days = sorted(set(named), key=order.index)
+    # Whole day names: the prompt and the profile read "Sundays", not "Sun".
+    return f"{days[0]}s" if len(days) == 1 else "/".join(days)
 
 
 def describe(clause: str) -> str | None:

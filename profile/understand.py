@@ -59,7 +59,14 @@ def _from_rules(piece: str) -> list[Candidate]:
 
 def _from_slots(piece: str) -> list[Candidate]:
     found = []
-    finders = (slots.timezone, slots.name, slots.reversals, *cues.FINDERS, slots.notes)
+    finders = (
+        slots.timezone,
+        slots.name,
+        slots.reversals,
+        *cues.FINDERS,
+        slots.notes,
+        slots.note_removals,
+    )
     for finder in finders:
         for proposal in finder(piece):
             evidence = piece[proposal.start : proposal.end].strip()
@@ -102,7 +109,7 @@ def candidates(text: str) -> list[Candidate]:
         for piece in bounded(sentence):
             seen: set[tuple[str, str, str]] = set()
             ruled = _from_rules(piece)
-            fields = {c.op.field for c in ruled}
+            understood = [(c.start, c.end) for c in ruled]
             slotted = _from_slots(piece)
             # The gazetteer and the dictionaries know places and names better than a
             # pattern's capture does ("Оксаной" is "Оксана").
@@ -143,7 +150,9 @@ def candidates(text: str) -> list[Candidate]:
                 key = (candidate.op.kind, candidate.op.field, candidate.op.value)
                 if key in seen:
                     continue
-                if candidate.origin in ("notes", "request") and fields:
+                if candidate.origin in ("notes", "request") and any(
+                    a <= candidate.start < b for a, b in understood
+                ):
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
                 found.append(candidate)
@@ -157,7 +166,11 @@ def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
     message = judge.message_probability(text) if judge and proposed else None
     scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
     kept = _settle(
-        [(c, p) for c, p in scored if judge is None or p >= judge.cut(c.origin, c.op.kind)]
+        [
+            (c, p)
+            for c, p in scored
+            if judge is None or p >= judge.cut(c.origin, c.op.kind, c.op.field)
+        ]
     )
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()

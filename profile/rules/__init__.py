@@ -78,6 +78,15 @@ _PREPOSITIONS = {
     "если", "чтобы", "потому", "in", "at", "on", "for", "with", "from", "near", "around",
     "during", "when", "if", "because", "to", "than", "as", "з", "із", "коли", "бо",
 }  # fmt: skip
+_STANCE_VERBS = {
+    "love", "like", "hate", "adore", "enjoy", "dislike", "despise", "loathe", "detest", "can't",
+    "cant", "don't", "dont", "not", "no", "never", "люблю", "обожаю", "ненавижу", "не", "ні",
+    "обожнюю", "ненавиджу", "нет",
+}  # fmt: skip
+_REPLY_WORDS = {
+    "answers", "answer", "replies", "reply", "responses", "response", "ответы", "ответ",
+    "відповіді", "відповідь", "explanations", "format", "tone",
+}  # fmt: skip
 _CLAUSE_BREAK = re.compile(
     r"[.;!?|:]"
     r"|,?\s+(?:и|а|но|and|but|so|because|потому\s+что|чтобы|если|when|когда|бо|але|та|й)\s+"
@@ -143,6 +152,10 @@ def clean_unknown(phrase: str) -> str | None:
             words = words[:index]
             break
     if not words or len(words) > 3 or words[0] in _PRONOUNS or words[0] in _PREPOSITIONS:
+        return None
+    if words[0] in _STANCE_VERBS:  # "love arepas and hate reggaeton": a new clause
+        return None
+    if any(word in _REPLY_WORDS for word in words):  # "I like my answers short": a tone
         return None
     if len(" ".join(words)) < 2:
         return None
@@ -301,7 +314,7 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _REQUEST = re.compile(
-    r"^\s*(?:can|could|would|will)\s+you\b|^\s*please\b|^\s*(?:можешь|можете|сможешь|не\s+мог\w*"
+    r"^\s*(?:can|could|would|will)\s+(?:you|u|ya)\b|^\s*(?:please|pls|plz)\b|^\s*(?:можешь|можете|сможешь|не\s+мог\w*"
     r"\s+бы|пожалуйста|будь\s+ласка|можеш)\b",
     re.IGNORECASE,
 )
