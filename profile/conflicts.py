@@ -28,6 +28,7 @@ CATEGORY_NAMES: dict[str, str] = {
     "eggs": "eggs",
     "sugar": "sugar",
     "spicy food": "spicy",
+    "lactose": "dairy",
 }
 """Canonical items that name a whole category: avoiding "dairy" bans cheese too,
 while avoiding "cheese" bans only cheese."""

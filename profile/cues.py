@@ -54,7 +54,7 @@ HEALTH = _cue(
     r"|covid|migraine\w*|back\s+pain|hernia\w*|herniated|disc|eczema|diabet\w*|prediabet\w*"
     r"|asthma|insomnia|depress\w*|anxiety|gastritis|ulcer|blood\s+pressure|flare[-\s]up|burnout"
     r"|беремен\w*|травм\w*|перелом\w*|операци\w*|диагноз\w*|диабет\w*|бессонниц\w*|депресси\w*"
-    r"|гастрит\w*|грыж\w*|мигрен\w*|болею|заболел\w*|простыл\w*|давлени\w*|астм\w*|ибс"
+    r"|гастрит\w*|грыж\w*|мигрен\w*|болею(?!\s+за)|заболел\w*|простыл\w*|давлени\w*|астм\w*|ибс"
     r"|выгорани\w*|вагітн\w*|операці\w*|діагноз\w*|діабет\w*|безсонн\w*|депресі\w*|грижу"
     r"|грижа|мігрен\w*|хворію|захворі\w*|застуд\w*|тиск\w*|вигоранн\w*|зламав\w*|зламала"
     r"|сломал\w*|растянул\w*|потянул\w*|розтягнув\w*|palpitation\w*|chemo\w*|cancer|arthritis"
@@ -215,6 +215,10 @@ def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
     return min(found)[1] if found else None
 
 
+_I_DO = re.compile(r"\b(?:i|we)\s+(?:also\s+|still\s+|mostly\s+|really\s+|usually\s+)?$", re.I)
+"""An English activity said as the user's verb: "i knit", "we also surf"."""
+
+
 def items(sentence: str) -> list[Proposal]:
     """Lexicon terms with a cue of liking, disliking, avoiding or allergy near them."""
     found: list[Proposal] = []
@@ -235,8 +239,9 @@ def items(sentence: str) -> list[Proposal]:
             found.append(
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
-        elif mention.term.kind == "interest" and morph.is_first_person_verb(
-            said_of(sentence, mention)
+        elif mention.term.kind == "interest" and (
+            morph.is_first_person_verb(said_of(sentence, mention))
+            or _I_DO.search(sentence, 0, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -274,6 +279,22 @@ def health(sentence: str) -> list[Proposal]:
     return found
 
 
+LEVEL_NEGATED = _cue(
+    NEGATED.pattern[len("(?<![\\w-])(?:") : -len(")(?![\\w-])")]
+    + r"|drop(?:\s+the)?|ditch(?:\s+the)?|lose\s+the|less|менее|менш\w*|поменьше|без"
+)
+"""A negation of a level or a form: "drop the formal tone", "без таблиць"."""
+
+
+_POLITE = re.compile(r"(?<![\w-])не\s+(?:мог\w*|змог\w*|міг|могли|могла)\s+б[иы]?(?![\w-])", re.I)
+
+
+def _negation_scope(before: str) -> str:
+    """The words a negation before a value can reach: back to the last comma or dash,
+    at most 25 characters, and not a polite "не могли бы" ("could you not")."""
+    return _POLITE.sub(" ", re.split(r"[,—–]", before)[-1][-25:])
+
+
 def _levels(
     field: str, table: vocab.Table, cue: re.Pattern[str], *, anywhere: bool = False
 ) -> Callable[[str], list[Proposal]]:
@@ -286,7 +307,7 @@ def _levels(
             context = _clause(sentence, start) if anywhere else _before(sentence, start)
             if not cue.search(context):
                 continue
-            negated = bool(NEGATED.search(_before(sentence, start)[-25:]))
+            negated = bool(LEVEL_NEGATED.search(_negation_scope(_before(sentence, start))))
             op = make_op("remove" if negated else "set", field, canonical, sentence[start:end])
             found.append(Proposal(op, start, end, "cue"))
         return found
@@ -301,8 +322,64 @@ spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
 format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)
 tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
 
+_OPEN_LIKE = r"love|loving|adore|obsessed\s+with|(?:big|huge)\s+fan\s+of|crazy\s+about|mad\s+about"
+_OPEN_DISLIKE = r"hate|despise|detest|loathe|can'?t\s+stand|dislike"
+_OPEN = re.compile(
+    rf"(?<![\w-])(?:(?P<like>{_OPEN_LIKE})|(?P<dislike>{_OPEN_DISLIKE}))\s+(?=[^.;!?()])",
+    re.IGNORECASE,
+)
+_REST = re.compile(r"[^.;!?()]+")
+_PRONOUN = re.compile(
+    rf"(?<![\w-])(?:(?P<like>{_OPEN_LIKE}|enjoy)|(?P<dislike>{_OPEN_DISLIKE}))\s+(?:it|them)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def open_items(sentence: str) -> list[Proposal]:
+    """Things the lexicon does not know, after a verb of liking or disliking ("love nasi
+    goreng and sambal", "hate tourist traps"), in the user's words; and a thing named
+    earlier in the sentence that "it" stands for ("reality tv 24/7 and i despise it").
+    English only: a Russian or Ukrainian thing would need its English name."""
+    from aniso.profile.rules import clean_unknown, split_items
+
+    if morph.is_cyrillic(sentence):
+        return []
+    found: list[Proposal] = []
+    known = lexicon.mentions(sentence)
+    for m in _OPEN.finditer(sentence):
+        field = "likes" if m.group("like") else "dislikes"
+        rest = _REST.match(sentence, m.end())
+        if rest is None:
+            continue
+        base = rest.start()
+        for phrase, start, end in split_items(rest.group()):
+            if any(base + start <= k.start < base + end for k in known):
+                continue  # the cue finder has it
+            value = clean_unknown(phrase)
+            if value is None or value.split()[0] in _OPEN_STOP:
+                continue
+            op = make_op("add", field, value, phrase)
+            found.append(Proposal(op, base + start, base + end, "open"))
+    for m in _PRONOUN.finditer(sentence):
+        before = [k for k in known if k.end <= m.start()]
+        if before:
+            field = "dislikes" if m.group("dislike") else "likes"
+            if field == "likes" and before[-1].term.kind == "interest":
+                field = "interests"
+            propose = about(before[-1], sentence, "pronoun")
+            found.append(propose("add", field))
+    return found
+
+
+_OPEN_STOP = frozenset(
+    """to it that this when how being having getting going doing making the a an my your
+    his her their our its being so very really too much lot lots""".split()
+)
+
+
 FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     items,
+    open_items,
     health,
     diet,
     language,

@@ -195,6 +195,8 @@ def features(sentence: str, start: int, end: int, op: Op, origin: str) -> list[s
     left = [word for word, s, _ in words if s < start][-WINDOW:]
     out += [f"l:{_norm(word)}" for word in left]
     flags = _flags(sentence, [w for w, s, _ in words if not start <= s < end], left)
+    if not any(w.isalnum() for w in sentence[:start]):
+        flags.add("at_start")  # a capital there is the sentence's, not the name's
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
     return out

@@ -161,6 +161,13 @@ def _with_patronymic(name: str, rest: str) -> str:
 _TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|prof)\.?\s+", re.IGNORECASE)
 
 
+_NOT_NAMES = frozenset(
+    """such that this it so too also not just only now here there sure fine ok okay good
+    back home done sorry new still always never от это так тоже""".split()
+)
+"""Words that follow "call me" or "I'm" without naming anyone."""
+
+
 def _name_value(word: str, *, strong: bool) -> str | None:
     word = word.strip("'ʼ-")
     title = _TITLE.match(word)
@@ -169,6 +176,8 @@ def _name_value(word: str, *, strong: bool) -> str | None:
         return f"{title.group().strip().capitalize()} {rest}" if rest else None
     if len(word) < 2 or any(char.isdigit() for char in word):
         return None
+    if word.lower() in _NOT_NAMES or (word.isupper() and not strong):
+        return None  # "address me as such", "i'm NOT allergic"
     if morph.is_cyrillic(word):
         if word[:1].isupper() and morph.likely_name(word):
             return morph.first_name(word)

@@ -93,6 +93,23 @@ def _quoted(sentence: str) -> list[tuple[int, int]]:
     return [m.span() for m in _QUOTED.finditer(sentence)]
 
 
+_ASKED = re.compile(r"(?:,|\s[—–-])\s+(?=[^,—–]*\?\s*$)")
+"""Where a question that ends the sentence begins: at its last comma or dash."""
+
+
+def stated_part(sentence: str) -> str:
+    """The statement a question leans on: "у мене непереносимість лактози, які сири
+    можна?" states the intolerance, then asks. Empty when the sentence is a question
+    from its start ("is a vegan diet healthy, or a myth?") or hypothetical throughout."""
+    cut = None
+    for m in _ASKED.finditer(sentence):
+        cut = m
+    if cut is None:
+        return ""
+    head = sentence[: cut.start()].strip()
+    return head if len(head.split()) >= 3 and is_statement(head) else ""
+
+
 READ_CHARS = 8_000
 """How much of a message the finders read. People state preferences in messages, not in
 the middle of a pasted report; a 100,000-character paste with no full stops took the
@@ -103,8 +120,9 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for sentence in sentences(text[:READ_CHARS]):
-        if not is_statement(sentence):
+    for whole in sentences(text[:READ_CHARS]):
+        sentence = whole if is_statement(whole) else stated_part(whole)
+        if not sentence:
             continue
         for piece in bounded(sentence):
             seen: set[tuple[str, str, str]] = set()

@@ -314,7 +314,7 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _REQUEST = re.compile(
-    r"^\s*(?:can|could|would|will)\s+(?:you|u|ya)\b|^\s*(?:please|pls|plz)\b|^\s*(?:можешь|можете|сможешь|не\s+мог\w*"
+    r"^\s*(?:can|could|would|will)\s+(?:you|u|ya)\b|^\s*(?:please|pls|plz)\b|^\s*(?:(?:вы|ты|ви|ти)\s+)?(?:можешь|можете|сможешь|не\s+мог\w*"
     r"\s+бы|пожалуйста|будь\s+ласка|можеш)\b",
     re.IGNORECASE,
 )

@@ -78,7 +78,7 @@ CASES: list[tuple[str, Ops]] = [
     ("у меня аллергия на орехи", [("add", "allergies", "nuts")]),
     ("no dairy", [("add", "avoid", "dairy")]),
     ("dairy-free and gluten-free please", [("add", "avoid", "dairy"), ("add", "avoid", "gluten")]),
-    ("I'm lactose intolerant", [("add", "avoid", "dairy")]),
+    ("I'm lactose intolerant", [("add", "allergies", "lactose")]),
     # Likes, dislikes, interests.
     ("люблю кино и йогу", [("add", "interests", "film"), ("add", "interests", "yoga")]),
     ("не люблю толпы", [("add", "dislikes", "crowds")]),
