@@ -44,11 +44,17 @@ OTHERS = frozenset(
     босс сосед соседка бабушка дедушка тётя тетя дядя все кто-то
     він вона вони його її їх ним нею ними чоловік дружина хлопець дівчина подруга мати тато
     батько донька дочка дитина діти сестра брат колега начальник сусід сусідка бабуся дідусь
-    тітка дядько всі хтось""".split()
+    тітка дядько всі хтось
+    cat dog puppy kitten pet grandson granddaughter nephew niece fiance fiancee stepson
+    stepdaughter landlord client clients patient patients student students teacher guest
+    guests кот кошка собака пёс пес щенок котёнок внук внучка племянник племянница свёкор
+    свекор свекровь тесть тёща теща напарник клиент ученик гость гости кіт кішка собака пес
+    цуценя син онук онука племінник племінниця свекруха тесть теща напарник клієнт учень
+    гість гості""".split()
 )
 """Who else a sentence can be about: people the user talks of, in EN, RU and UK."""
 SELF = frozenset(
-    """i i'm i've i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
+    """i i'm im i've ive i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
     моя моє мої""".split()
 )
 NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
@@ -177,6 +183,11 @@ def _norm(word: str) -> str:
     if morph.is_cyrillic(word):
         return morph.lemma(word)
     return lexicon.stem(word)
+
+
+def lemma_of(word: str) -> str:
+    """The form the gate's word lists are written in: a lemma, or an English stem."""
+    return _norm(word)
 
 
 def _is_past(word: str) -> bool:

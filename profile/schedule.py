@@ -132,8 +132,10 @@ def _clock_times(clause: str) -> list[_Found]:
             if any(a <= m.start() < b for a, b in taken):
                 continue
             bare = m.group(2) is None and m.group(3) is None
-            if bare and (not 5 <= int(m.group(1)) <= 23 or _UNIT.match(clause, m.end())):
-                continue  # "после 2 недель" is not a time of day; "после 18 свободна" is
+            if bare and (
+                word == "before" or not 5 <= int(m.group(1)) <= 23 or _UNIT.match(clause, m.end())
+            ):
+                continue  # "после 2 недель", "by 10" are no time of day; "после 18 свободна" is
             time = _clock(m.group(1), m.group(2), m.group(3))
             if time:
                 found.append(_Found(f"{word} {time}", m.start(), m.end()))

@@ -97,6 +97,12 @@ _ASKED = re.compile(r"(?:,|\s[—–-])\s+(?=[^,—–]*\?\s*$)")
 """Where a question that ends the sentence begins: at its last comma or dash."""
 
 
+_CONDITIONAL = re.compile(
+    r"\s*(?:if|when|whenever|in\s+case|suppose|если|когда|коли|якщо|якби|в\s+случае|у\s+разі)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
 def stated_part(sentence: str) -> str:
     """The statement a question leans on: "у мене непереносимість лактози, які сири
     можна?" states the intolerance, then asks. Empty when the sentence is a question
@@ -107,6 +113,15 @@ def stated_part(sentence: str) -> str:
     if cut is None:
         return ""
     head = sentence[: cut.start()].strip()
+    if _CONDITIONAL.match(head):  # "if i moved to Tbilisi, would i need a visa?"
+        return ""
+    # Only the asker's own situation: "у сина алергія на арахіс, що дати йому?" asks
+    # about the son.
+    words = {w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", head)}
+    if not words & gate.SELF or any(
+        w in gate.OTHERS or gate.lemma_of(w) in gate.OTHERS for w in words
+    ):
+        return ""
     return head if len(head.split()) >= 3 and is_statement(head) else ""
 
 

@@ -322,7 +322,7 @@ _INTERROGATIVE = re.compile(
     # Openers that make a question even without "?"; words that also open statements
     # ("как всегда, ...", "when I was ...") count only with a question-like next word.
     r"^\s*(?:what(?:'s|\s+(?:is|are|does|do|should|would|about))|why|how\s+(?:to|do|does|can|should"
-    r"|much|many|about)|which|who|whom|where|is\s+(?:a|an|the|it|there|this|that)|are\s+there"
+    r"|much|many|about)|which|who|whom|where|is|are|was|were"
     r"|does|did|isn't|aren't|should\s+i|что\s+(?:такое|значит|лучше|выбрать|посоветуешь|можно"
     r"|нужно|делать)|чем\s+отлича\w*|почему|зачем|какой|какая|какое|какие|каков\w*|сколько"
     r"|где|кто|разве|неужели|как\s+(?:сделать|приготовить|выбрать|лучше|мне|быть|понять|начать)"
@@ -331,7 +331,8 @@ _INTERROGATIVE = re.compile(
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if\s+i\s+(?:were|was|became|went|had)|what\s+if|imagine|suppose|если\s+бы|якби"
+    r"\b(?:if\s+(?:i|we)\s+(?:\w+\s+)?(?:were|was|became|went|had|took|got|did|ate|quit"
+    r"|(?!(?:need|feed|speed|bleed)\b)\w+ed)\b|what\s+if|imagine|suppose|если\s+бы|якби"
     r"|представь\w*|допустим|предположим|уяви\w*)\b",
     re.IGNORECASE,
 )
