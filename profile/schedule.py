@@ -33,13 +33,22 @@ _UNIT = re.compile(
     re.IGNORECASE,
 )
 _AFTER = re.compile(
-    rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|ночи|h)?(?!\w)",
+    rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|вечора|утра"
+    r"|ранку|дня|ночи|ночі|h)?(?!\w)",
     re.IGNORECASE,
 )
 _BEFORE = re.compile(
-    rf"\b(?:до|before|by|раньше)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|h)?(?!\w)",
+    rf"\b(?:до|before|by|раньше|раніше)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|вечора|утра|ранку"
+    r"|дня|h)?(?!\w)",
     re.IGNORECASE,
 )
+_EVENING = re.compile(r"\b(?:вечер\w*|вечор\w*|ввечері|evenings?|tonight|pm)\b", re.IGNORECASE)
+"""An evening in the clause makes a bare hour ("після 9") the evening's."""
+_FROM = re.compile(
+    r"\b(?:from|since|с|з|від)\s+(\d{1,2})[:.](\d{2})\s*(pm|am)?(?!\w)(?!\s*(?:-|–|—|to|до|по)\s*\d)",
+    re.IGNORECASE,
+)
+"""Free from a clock time on ("вільна вже з 20:00"): after it, unless a range follows."""
 _ONLY = re.compile(r"\b(?:только|лишь|only|тільки|лише)\b", re.IGNORECASE)
 _AVAILABLE = re.compile(
     r"\b(?:врем\w*|час\w*|свободн\w*|вільн\w*|free|available|have\s+time|могу|можу"
@@ -97,7 +106,7 @@ class _Found:
 def _clock(hour: str, minute: str | None, marker: str | None) -> str | None:
     value, minutes = int(hour), int(minute or 0)
     marker = (marker or "").lower().replace(".", "")
-    if marker in {"pm", "вечера", "дня"} and value < 12:
+    if marker in {"pm", "вечера", "вечора", "дня"} and value < 12:
         value += 12
     if marker == "am" and value == 12:
         value = 0
@@ -127,7 +136,7 @@ def _clock_times(clause: str) -> list[_Found]:
         if start and end:
             found.append(_Found(f"{start}-{end}", m.start(), m.end()))
     taken = [(f.start, f.end) for f in found]
-    for pattern, word in ((_AFTER, "after"), (_BEFORE, "before")):
+    for pattern, word in ((_AFTER, "after"), (_FROM, "after"), (_BEFORE, "before")):
         for m in pattern.finditer(clause):
             if any(a <= m.start() < b for a, b in taken):
                 continue
@@ -136,7 +145,9 @@ def _clock_times(clause: str) -> list[_Found]:
                 word == "before" or not 5 <= int(m.group(1)) <= 23 or _UNIT.match(clause, m.end())
             ):
                 continue  # "после 2 недель", "by 10" are no time of day; "после 18 свободна" is
-            time = _clock(m.group(1), m.group(2), m.group(3))
+            evening = _EVENING.search(clause) or (word == "after" and int(m.group(1)) <= 7)
+            marker = m.group(3) or ("pm" if bare and evening else None)
+            time = _clock(m.group(1), m.group(2), marker)
             if time:
                 found.append(_Found(f"{word} {time}", m.start(), m.end()))
                 taken.append((m.start(), m.end()))
