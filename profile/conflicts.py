@@ -28,6 +28,7 @@ CATEGORY_NAMES: dict[str, str] = {
     "eggs": "eggs",
     "sugar": "sugar",
     "spicy food": "spicy",
+    "lactose": "dairy",
 }
 """Canonical items that name a whole category: avoiding "dairy" bans cheese too,
 while avoiding "cheese" bans only cheese."""
@@ -72,3 +73,13 @@ def current_bans(profile: Profile) -> list[Ban]:
             if found is not None:
                 bans.append(found)
     return bans
+
+
+def same_kind(item: str, held: str) -> bool:
+    """Whether allowing `item` again allows `held` too: `item` names the category `held`
+    is in ("dairy" is fine again, so cheese is), or `item` is only of the kind `held`
+    names ("wine" is alcohol; "beer" is also gluten, so it does not end avoiding gluten)."""
+    one, other = lexicon.by_canonical(item), lexicon.by_canonical(held)
+    if one is None or other is None:
+        return False
+    return one.canonical in other.categories or one.categories == {other.canonical}

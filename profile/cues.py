@@ -39,7 +39,10 @@ LIKE = _cue(
     r"|подобається|подобаються|обожнюю|захоплююсь|захоплююся|займаюсь|займаюся|граю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|практикую|учу|вивчаю|learning|studying|taking\s+up"
     r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
-    r"|перейшла\s+на|switched\s+to"
+    r"|перейшла\s+на|switched\s+to|fave|faves|heaven|mad\s+about|hooked\s+on|addicted\s+to"
+    r"|can'?t\s+get\s+enough\s+of|huge\s+fan\s+of|all\s+about|i'?d\s+marry|уважаю|угораю\s+по"
+    r"|подсел\w*\s+на|підсів\s+на|підсіла\s+на|без\s+ума\s+от|фанатею\s+от|фанатію\s+від"
+    r"|могу\s+есть|можу\s+їсти|могу\s+пить|можу\s+пити"
 )
 LIKE_AFTER = _cue(
     r"(?:is|are)\s+(?:life|my\s+\w+)|(?:моя|моё|мое|мои|моє|мої|my)\s+(?:слабость|любовь|хобби"
@@ -51,10 +54,17 @@ HEALTH = _cue(
     r"|covid|migraine\w*|back\s+pain|hernia\w*|herniated|disc|eczema|diabet\w*|prediabet\w*"
     r"|asthma|insomnia|depress\w*|anxiety|gastritis|ulcer|blood\s+pressure|flare[-\s]up|burnout"
     r"|беремен\w*|травм\w*|перелом\w*|операци\w*|диагноз\w*|диабет\w*|бессонниц\w*|депресси\w*"
-    r"|гастрит\w*|грыж\w*|мигрен\w*|болею|заболел\w*|простыл\w*|давлени\w*|астм\w*|ибс"
+    r"|гастрит\w*|грыж\w*|мигрен\w*|болею(?!\s+за)|заболел\w*|простыл\w*|давлени\w*|астм\w*|ибс"
     r"|выгорани\w*|вагітн\w*|операці\w*|діагноз\w*|діабет\w*|безсонн\w*|депресі\w*|грижу"
     r"|грижа|мігрен\w*|хворію|захворі\w*|застуд\w*|тиск\w*|вигоранн\w*|зламав\w*|зламала"
-    r"|сломал\w*|растянул\w*|потянул\w*|розтягнув\w*"
+    r"|сломал\w*|растянул\w*|потянул\w*|розтягнув\w*|palpitation\w*|chemo\w*|cancer|arthritis"
+    r"|apnea|apnoea|hypertension|hypothyroid\w*|thyroid|cholesterol|ibs|crohn'?s|pcos|endometriosis"
+    r"|adhd|gout|tendinitis|tendonitis|concussion|sciatica|scoliosis|meniscus|acl|long\s+covid"
+    r"|преддиабет\w*|переддіабет\w*|гипертони\w*|гіпертоні\w*|гипотиреоз\w*|гіпотиреоз\w*"
+    r"|артрит\w*|мениск\w*|меніск\w*|химиотерап\w*|хіміотерап\w*|химии|хімії|онколог\w*|апноэ|апное"
+    r"|холестерин\w*|аритми\w*|тахикарди\w*|стент\w*|панкреатит\w*|колит\w*|подагр\w*"
+    r"|остеохондроз\w*|сколиоз\w*|грыжа|протрузи\w*|гайморит\w*|ковид\w*|ковід\w*|сотрясени\w*"
+    r"|струс\w*|тендинит\w*|радикулит\w*|радикуліт\w*|цукровий\s+діабет|сахарный\s+диабет"
 )
 HEALED = _cue(
     r"recovered|healed|better\s+now|fine\s+now|healthy\s+again|all\s+good\s+now|no\s+longer"
@@ -64,13 +74,27 @@ HEALED = _cue(
 DISLIKE = _cue(
     r"hate\w*|can'?t\s+stand|don'?t\s+like|dislike\w*|not\s+a\s+fan\s+of|no\s+more|annoy\w*"
     r"|ненавижу|не\s+люблю|терпеть\s+не\s+могу|не\s+переношу|бесит|бесят|раздражает|не\s+нравится"
-    r"|ненавиджу|терпіти\s+не\s+можу|не\s+подобається|дратує|бісить"
+    r"|ненавиджу|терпіти\s+не\s+можу|не\s+подобається|дратує|бісить|despise\w*|detest\w*"
+    r"|loathe\w*|nemesis|not\s+into|can'?t\s+bear|не\s+выношу|не\s+перевариваю|устаю\s+от"
+    r"|втомлю\w*\s+від|не\s+переварюю|не\s+сприймаю|разлюбил\w*|розлюбил\w*|бесят|бісять"
+    r"|дратують|не\s+нравятся|не\s+подобаються"
 )
+DISLIKE_ASK = _cue(
+    r"no|never\s+suggest|don'?t\s+(?:ever\s+)?(?:suggest|recommend)|не\s+предлагай\w*"
+    r"|не\s+советуй|не\s+пропонуй\w*|не\s+радь|без"
+)
+"""An ask to leave a thing out ("please no jazz recommendations"): for what is not food a
+dislike; for food, `AVOID` reads it."""
 AVOID = _cue(
     r"avoid\w*|don'?t\s+eat|do\s+not\s+eat|can'?t\s+eat|cannot\s+eat|no|cut\s+out|cutting\s+out"
     r"|off|free|staying\s+away\s+from|gave\s+up|without|не\s+ем|не\s+могу\s+есть|нельзя|избегаю"
     r"|не\s+употребляю|исключил\w*|отказал\w*|без|не\s+їм|не\s+можу\s+їсти|не\s+можна|уникаю"
-    r"|виключил\w*|відмовил\w*|не\s+пью|не\s+п['ʼ]ю|don'?t\s+drink|sober"
+    r"|виключил\w*|відмовил\w*|не\s+пью|не\s+п['ʼ]ю|don'?t\s+drink|sober|don'?t\s+do|dont\s+do"
+    r"|cut|cutting(?:\s+(?:back\s+on|down\s+on))?|stay(?:ing)?\s+(?:off|away\s+from)|limit\w*"
+    r"|less|low|reduc\w*|ни|никакого|никакой|никаких|ніякого|ніякої|ніяких|жодного|жодних"
+    r"|ограничива\w*|обмежу\w*|стараюсь\s+не\s+(?:есть|пить)|намагаюс[ья]\s+не\s+(?:їсти|пити)"
+    r"|не\s+есть|не\s+їсти|не\s+пити|не\s+пить|запретил\w*|заборонил\w*|заборонив|не\s+предлагай\w*"
+    r"|не\s+пропонуй\w*|don'?t\s+(?:ever\s+)?suggest|never\s+suggest|no\s+more"
 )
 ALLERGY = _cue(r"allerg\w*|intoleran\w*|аллерг\w*|алерг\w*|непереносим\w*|coeliac|celiac|целиак\w*")
 REPLY = _cue(
@@ -95,6 +119,8 @@ REPLY_SHAPE = _cue(
     r"|только|можно|можна|fine|удобн\w*|зручн\w*|easier|convenient|можеш\w*|можете|просто"
     r"|отвеча\w*|відповіда\w*|манер\w*|спілкуй\w*|общайся|общаться|разговаривай|розмовляй"
     r"|звертатися|обращаться|обращайся|звертайся|drop|less|more|tone|talk|speak|говори\w*"
+    r"|плз|пжлст|пліз|треба|надо|rather|always|завжди|всегда|from\s+now\s+on|відтепер|тепер|теперь"
+    r"|tell|explain|поясню\w*|объясня\w*|розповіда\w*|рассказыва\w*"
 )
 
 
@@ -112,14 +138,34 @@ def _clause(sentence: str, start: int) -> str:
 AVOID_AFTER = _cue(
     r"не\s+(?:ем|ешь|употребляю|пью|вживаю|їм|п['ʼ]ю|можна|можно)|нельзя|не\s+можна|ні|нет"
     r"|no|not\s+allowed|is\s+off|are\s+off|is\s+out|are\s+out|never|забороне\w*|запрет\w*"
-    r"|запретил\w*|заборонил\w*"
+    r"|запретил\w*|заборонил\w*|(?:is|are)\s+a\s+no|is\s+the\s+thing\s+i\s+cut|ограничива\w*"
+    r"|обмежу\w*|исключил\w*|виключил\w*|(?:больше\s+|більше\s+)?не\s+предлагай\w*"
+    r"|(?:більше\s+)?не\s+пропонуй\w*|не\s+советуй|не\s+радь"
+)
+INTEREST = _cue(
+    r"joined|picked\s+up|started|doing|back\s+to|took\s+up|into|hooked|записал\w*\s+на"
+    r"|взял\w*\s+за|занял\w*|почав|почала|гоняю\s+в|болею\s+за|вболіваю\s+за|подсел\w*"
+    r"|підсів|підсіла|ходжу\s+на|хожу\s+в|ходжу\s+в|i\s+(?:also\s+|still\s+|mostly\s+)?"
+    r"(?:do|play|go|knit|garden|paint|draw|cook|bake|surf|swim|climb|run|ski|sew|fish|hunt|dance"
+    r"|sing|skate|hike|write|read|watch|collect)"
+)
+"""A cue that the user does an activity ("joined crossfit", "i knit", "записалась на
+гончарку"); only for interests."""
+INTEREST_AFTER = _cue(
+    r"(?:is|are)\s+(?:my\s+(?:thing|things|jam|life|passion)|back\s+on)|continues|still\s+yes"
+    r"|every\s+(?:day|morning|evening|weekend)|каждый\s+день|каждое\s+утро|щодня|щоранку"
+    r"|по\s+выходным|по\s+вихідних|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
 )
 DISLIKE_AFTER = _cue(
     r"ненавижу|ненавиджу|не\s+перевариваю|не\s+переношу|не\s+люблю|терпеть\s+не\s+могу"
     r"|терпіти\s+не\s+можу|не\s+подобається|не\s+нравится|бесит|бісить|дратує|is\s+the\s+worst"
     r"|gross|disgusting|огидн\w*|противн\w*|мерзк\w*"
 )
-LIKE_VERB_AFTER = _cue(r"люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically")
+LIKE_VERB_AFTER = _cue(
+    r"люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically|могу\s+есть"
+    r"|можу\s+їсти|уважаю|святое|святе|(?:is|are)\s+(?:my\s+)?(?:heaven|life|everything|fave)"
+    r"|зашёл|зашла|зашли|зайшов|зайшла|зайшли"
+)
 DRINK = _cue(r"drink|drinking|пью|п['ʼ]ю|пʼю|пила|пил|пьёт|п['ʼ]є")
 STOPPED_AVOIDING = _cue(
     r"(?:not|no\s+longer|stopped|quit)\s+(?:avoid\w*|cutting\s+out)|больше\s+не\s+избега\w*"
@@ -161,8 +207,16 @@ def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
     }
     if food and distances["likes"] is None:
         distances["likes"] = _nearest(sentence, start, end, DRINK, None)
+    if not food and distances["dislikes"] is None:
+        distances["dislikes"] = _nearest(sentence, start, end, DISLIKE_ASK, None)
+    if mention.term.kind == "interest" and distances["likes"] is None:
+        distances["likes"] = _nearest(sentence, start, end, INTEREST, INTEREST_AFTER)
     found = [(d, stance) for stance, d in distances.items() if d is not None]
     return min(found)[1] if found else None
+
+
+_I_DO = re.compile(r"\b(?:i|we)\s+(?:also\s+|still\s+|mostly\s+|really\s+|usually\s+)?$", re.I)
+"""An English activity said as the user's verb: "i knit", "we also surf"."""
 
 
 def items(sentence: str) -> list[Proposal]:
@@ -185,8 +239,9 @@ def items(sentence: str) -> list[Proposal]:
             found.append(
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
-        elif mention.term.kind == "interest" and morph.is_first_person_verb(
-            said_of(sentence, mention)
+        elif mention.term.kind == "interest" and (
+            morph.is_first_person_verb(said_of(sentence, mention))
+            or _I_DO.search(sentence, 0, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -224,6 +279,22 @@ def health(sentence: str) -> list[Proposal]:
     return found
 
 
+LEVEL_NEGATED = _cue(
+    NEGATED.pattern[len("(?<![\\w-])(?:") : -len(")(?![\\w-])")]
+    + r"|drop(?:\s+the)?|ditch(?:\s+the)?|lose\s+the|less|менее|менш\w*|поменьше|без"
+)
+"""A negation of a level or a form: "drop the formal tone", "без таблиць"."""
+
+
+_POLITE = re.compile(r"(?<![\w-])не\s+(?:мог\w*|змог\w*|міг|могли|могла)\s+б[иы]?(?![\w-])", re.I)
+
+
+def _negation_scope(before: str) -> str:
+    """The words a negation before a value can reach: back to the last comma or dash,
+    at most 25 characters, and not a polite "не могли бы" ("could you not")."""
+    return _POLITE.sub(" ", re.split(r"[,—–]", before)[-1][-25:])
+
+
 def _levels(
     field: str, table: vocab.Table, cue: re.Pattern[str], *, anywhere: bool = False
 ) -> Callable[[str], list[Proposal]]:
@@ -236,7 +307,7 @@ def _levels(
             context = _clause(sentence, start) if anywhere else _before(sentence, start)
             if not cue.search(context):
                 continue
-            negated = bool(NEGATED.search(_before(sentence, start)[-25:]))
+            negated = bool(LEVEL_NEGATED.search(_negation_scope(_before(sentence, start))))
             op = make_op("remove" if negated else "set", field, canonical, sentence[start:end])
             found.append(Proposal(op, start, end, "cue"))
         return found
@@ -251,8 +322,64 @@ spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
 format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)
 tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
 
+_OPEN_LIKE = r"love|loving|adore|obsessed\s+with|(?:big|huge)\s+fan\s+of|crazy\s+about|mad\s+about"
+_OPEN_DISLIKE = r"hate|despise|detest|loathe|can'?t\s+stand|dislike"
+_OPEN = re.compile(
+    rf"(?<![\w-])(?:(?P<like>{_OPEN_LIKE})|(?P<dislike>{_OPEN_DISLIKE}))\s+(?=[^.;!?()])",
+    re.IGNORECASE,
+)
+_REST = re.compile(r"[^.;!?()]+")
+_PRONOUN = re.compile(
+    rf"(?<![\w-])(?:(?P<like>{_OPEN_LIKE}|enjoy)|(?P<dislike>{_OPEN_DISLIKE}))\s+(?:it|them)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def open_items(sentence: str) -> list[Proposal]:
+    """Things the lexicon does not know, after a verb of liking or disliking ("love nasi
+    goreng and sambal", "hate tourist traps"), in the user's words; and a thing named
+    earlier in the sentence that "it" stands for ("reality tv 24/7 and i despise it").
+    English only: a Russian or Ukrainian thing would need its English name."""
+    from aniso.profile.rules import clean_unknown, split_items
+
+    if morph.is_cyrillic(sentence):
+        return []
+    found: list[Proposal] = []
+    known = lexicon.mentions(sentence)
+    for m in _OPEN.finditer(sentence):
+        field = "likes" if m.group("like") else "dislikes"
+        rest = _REST.match(sentence, m.end())
+        if rest is None:
+            continue
+        base = rest.start()
+        for phrase, start, end in split_items(rest.group()):
+            if any(base + start <= k.start < base + end for k in known):
+                continue  # the cue finder has it
+            value = clean_unknown(phrase)
+            if value is None or value.split()[0] in _OPEN_STOP:
+                continue
+            op = make_op("add", field, value, phrase)
+            found.append(Proposal(op, base + start, base + end, "open"))
+    for m in _PRONOUN.finditer(sentence):
+        before = [k for k in known if k.end <= m.start()]
+        if before:
+            field = "dislikes" if m.group("dislike") else "likes"
+            if field == "likes" and before[-1].term.kind == "interest":
+                field = "interests"
+            propose = about(before[-1], sentence, "pronoun")
+            found.append(propose("add", field))
+    return found
+
+
+_OPEN_STOP = frozenset(
+    """to it that this when how being having getting going doing making the a an my your
+    his her their our its being so very really too much lot lots""".split()
+)
+
+
 FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     items,
+    open_items,
     health,
     diet,
     language,

@@ -44,11 +44,17 @@ OTHERS = frozenset(
     босс сосед соседка бабушка дедушка тётя тетя дядя все кто-то
     він вона вони його її їх ним нею ними чоловік дружина хлопець дівчина подруга мати тато
     батько донька дочка дитина діти сестра брат колега начальник сусід сусідка бабуся дідусь
-    тітка дядько всі хтось""".split()
+    тітка дядько всі хтось
+    cat dog puppy kitten pet grandson granddaughter nephew niece fiance fiancee stepson
+    stepdaughter landlord client clients patient patients student students teacher guest
+    guests кот кошка собака пёс пес щенок котёнок внук внучка племянник племянница свёкор
+    свекор свекровь тесть тёща теща напарник клиент ученик гость гости кіт кішка собака пес
+    цуценя син онук онука племінник племінниця свекруха тесть теща напарник клієнт учень
+    гість гості""".split()
 )
 """Who else a sentence can be about: people the user talks of, in EN, RU and UK."""
 SELF = frozenset(
-    """i i'm i've i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
+    """i i'm im i've ive i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
     моя моє мої""".split()
 )
 NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
@@ -121,6 +127,9 @@ class Model:
     message_weights: dict[str, float] | None = None
     """The message model: how likely a whole message says nothing about the user."""
     message_bias: float = 0.0
+    field_thresholds: dict[str, float] | None = None
+    """A finder's threshold for one field, where cross-validation found another better
+    than `threshold` (a place after "live in" is surer evidence than a liked food)."""
 
     def message_probability(self, text: str) -> float | None:
         if self.message_weights is None:
@@ -129,10 +138,12 @@ class Model:
             self.message_bias + sum(self.message_weights.get(n, 0.0) for n in message_words(text))
         )
 
-    def cut(self, origin: str, kind: str = "add") -> float:
+    def cut(self, origin: str, kind: str = "add", field: str = "") -> float:
         cut = self.threshold
         if origin == "rules" and self.rules_threshold is not None:
             cut = self.rules_threshold
+        elif self.field_thresholds and field in self.field_thresholds:
+            cut = self.field_thresholds[field]
         if kind == "remove" and self.remove_threshold is not None:
             cut = min(cut, self.remove_threshold)
         return cut
@@ -162,6 +173,7 @@ def load() -> Model | None:
         remove_threshold=float(raw["remove_threshold"]) if "remove_threshold" in raw else None,
         message_weights=dict(raw["message"]["weights"]) if "message" in raw else None,
         message_bias=float(raw["message"]["bias"]) if "message" in raw else 0.0,
+        field_thresholds={k: float(v) for k, v in raw.get("field_thresholds", {}).items()},
     )
 
 
@@ -171,6 +183,11 @@ def _norm(word: str) -> str:
     if morph.is_cyrillic(word):
         return morph.lemma(word)
     return lexicon.stem(word)
+
+
+def lemma_of(word: str) -> str:
+    """The form the gate's word lists are written in: a lemma, or an English stem."""
+    return _norm(word)
 
 
 def _is_past(word: str) -> bool:
@@ -189,6 +206,8 @@ def features(sentence: str, start: int, end: int, op: Op, origin: str) -> list[s
     left = [word for word, s, _ in words if s < start][-WINDOW:]
     out += [f"l:{_norm(word)}" for word in left]
     flags = _flags(sentence, [w for w, s, _ in words if not start <= s < end], left)
+    if not any(w.isalnum() for w in sentence[:start]):
+        flags.add("at_start")  # a capital there is the sentence's, not the name's
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
     return out

@@ -141,3 +141,13 @@ def part_of_speech(word: str) -> str | None:
     """The likeliest analysis's part of speech (OpenCorpora tags: NOUN, VERB, ADJS...)."""
     found = parses(word)
     return str(found[0].tag.POS) if found and found[0].tag.POS else None
+
+
+_NOT_PLACES = frozenset("NPRO Name Surn Patr VERB INFN ADVB CONJ PREP PRCL INTJ NUMR".split())
+
+
+def may_be_place(word: str) -> bool:
+    """Whether the likeliest reading of a word leaves room for a place name: not a
+    pronoun ("він"), a first name or surname ("Віра"), a verb or a function word."""
+    found = parses(word)
+    return not found or not (_NOT_PLACES & set(str(found[0].tag).replace(" ", ",").split(",")))

@@ -82,11 +82,35 @@ def _entry(name: str) -> tuple[bool, int, Place] | None:
     key = fold(name.strip())
     found = _index().get(key)
     if found is None and morph.is_cyrillic(key):
+        # Only a word the dictionaries do not know is tried in Russian spelling: "Він"
+        # (he) and "Віра" (a name) must not become "Вин" and "Вера".
+        respell = morph.may_be_place(key)
         for lemma in morph.lemmas(key):
-            found = _index().get(fold(lemma))
-            if found is not None:
-                break
+            for spelling in (lemma, *(_russian_spellings(fold(lemma)) if respell else ())):
+                found = _index().get(fold(spelling))
+                if found is not None:
+                    return found
     return found
+
+
+_UK_LETTERS = str.maketrans({"ґ": "г", "є": "е", "ї": "и", "'": ""})
+
+
+def _russian_spellings(word: str) -> list[str]:
+    """The Russian spellings a Ukrainian name may have in GeoNames, which often lists a
+    city only under its Russian name: "Кишинів" is "Кишинёв", "Ґетеборг" "Гетеборг".
+    Ukrainian і stands for Russian е or и; ґ, є and ї have one Russian letter each."""
+    if not any(letter in word for letter in "ґєїі'"):
+        return []
+    base = word.translate(_UK_LETTERS)
+    if base.count("і") > 2:
+        return [base] if base != word else []
+    found = [""]
+    for letter in base:
+        found = [
+            f + option for f in found for option in (("е", "и") if letter == "і" else (letter,))
+        ]
+    return [spelling for spelling in found if spelling != word]
 
 
 def lookup(name: str) -> Place | None:

@@ -20,14 +20,35 @@ _RANGE = re.compile(
     r"(\d{1,2})[:.](\d{2})\b",
     re.IGNORECASE,
 )
+_SPOKEN_RANGE = re.compile(
+    r"\b(?:between|from|с|з|від|от)\s+(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|утра|вечера|дня|ранку)?\s*"
+    r"(?:and|to|till|until|-|–|—|до|по)\s*(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|утра|вечера|дня|ночи"
+    r"|вечора|ранку)\b",
+    re.IGNORECASE,
+)
+"""A range said with am/pm ("between 10am and 2pm", "с 9 утра до 6 вечера")."""
+_UNIT = re.compile(
+    r"\s*(?:недел\w*|тижн\w*|тиж\w*|лет|год\w*|рок\w*|дн\w*|минут\w*|хвилин\w*|час\w*|годин\w*"
+    r"|weeks?|years?|days?|months?|minutes?|hours?|мес\w*|міс\w*|%|km|км|kg|кг)\b",
+    re.IGNORECASE,
+)
 _AFTER = re.compile(
-    rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|ночи|h)?(?!\w)",
+    rf"\b(?:после|after|після)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|вечора|утра"
+    r"|ранку|дня|ночи|ночі|h)?(?!\w)",
     re.IGNORECASE,
 )
 _BEFORE = re.compile(
-    rf"\b(?:до|before|by|раньше)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|утра|дня|h)?(?!\w)",
+    rf"\b(?:до|before|by|раньше|раніше)\s+{_H}\s*(pm|p\.m\.|am|a\.m\.|вечера|вечора|утра|ранку"
+    r"|дня|h)?(?!\w)",
     re.IGNORECASE,
 )
+_EVENING = re.compile(r"\b(?:вечер\w*|вечор\w*|ввечері|evenings?|tonight|pm)\b", re.IGNORECASE)
+"""An evening in the clause makes a bare hour ("після 9") the evening's."""
+_FROM = re.compile(
+    r"\b(?:from|since|с|з|від)\s+(\d{1,2})[:.](\d{2})\s*(pm|am)?(?!\w)(?!\s*(?:-|–|—|to|до|по)\s*\d)",
+    re.IGNORECASE,
+)
+"""Free from a clock time on ("вільна вже з 20:00"): after it, unless a range follows."""
 _ONLY = re.compile(r"\b(?:только|лишь|only|тільки|лише)\b", re.IGNORECASE)
 _AVAILABLE = re.compile(
     r"\b(?:врем\w*|час\w*|свободн\w*|вільн\w*|free|available|have\s+time|могу|можу"
@@ -45,18 +66,19 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("weekends", r"выходн\w*|weekends?|вихідн\w*"),
 )
 _DAYS: tuple[tuple[str, str], ...] = (
-    ("Mon", r"понедельник\w*|понеділ\w*|mondays?"),
-    ("Tue", r"вторник\w*|вівтор\w*|tuesdays?"),
-    ("Wed", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
-    ("Thu", r"четверг\w*|четвер\w*|thursdays?"),
-    ("Fri", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
-    ("Sat", r"суббот\w*|субот\w*|saturdays?"),
-    ("Sun", r"воскресень\w*|неділ\w*|sundays?"),
+    ("Monday", r"понедельник\w*|понеділ\w*|mondays?"),
+    ("Tuesday", r"вторник\w*|вівтор\w*|tuesdays?"),
+    ("Wednesday", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
+    ("Thursday", r"четверг\w*|четвер\w*|thursdays?"),
+    ("Friday", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
+    ("Saturday", r"суббот\w*|субот\w*|saturdays?"),
+    ("Sunday", r"воскресень\w*|неділ\w*|sundays?"),
 )
 _ABBREVIATIONS = {
-    "пн": "Mon", "mon": "Mon", "вт": "Tue", "tue": "Tue", "tues": "Tue", "ср": "Wed",
-    "wed": "Wed", "чт": "Thu", "thu": "Thu", "thurs": "Thu", "пт": "Fri", "fri": "Fri",
-    "сб": "Sat", "sat": "Sat", "вс": "Sun", "нд": "Sun", "sun": "Sun",
+    "пн": "Monday", "mon": "Monday", "вт": "Tuesday", "tue": "Tuesday", "tues": "Tuesday",
+    "ср": "Wednesday", "wed": "Wednesday", "чт": "Thursday", "thu": "Thursday",
+    "thurs": "Thursday", "пт": "Friday", "fri": "Friday", "сб": "Saturday", "sat": "Saturday",
+    "вс": "Sunday", "нд": "Sunday", "sun": "Sunday",
 }  # fmt: skip
 _ABBREVIATION_GROUP = re.compile(
     r"\b(?:" + "|".join(_ABBREVIATIONS) + r")(?:\s*/\s*(?:" + "|".join(_ABBREVIATIONS) + r"))+\b",
@@ -84,7 +106,7 @@ class _Found:
 def _clock(hour: str, minute: str | None, marker: str | None) -> str | None:
     value, minutes = int(hour), int(minute or 0)
     marker = (marker or "").lower().replace(".", "")
-    if marker in {"pm", "вечера", "дня"} and value < 12:
+    if marker in {"pm", "вечера", "вечора", "дня"} and value < 12:
         value += 12
     if marker == "am" and value == 12:
         value = 0
@@ -93,20 +115,39 @@ def _clock(hour: str, minute: str | None, marker: str | None) -> str | None:
     return f"{value:02d}:{minutes:02d}"
 
 
+def _same_half(marker: str | None, hour: str) -> str | None:
+    """The first hour of "between 1 and 3pm" is pm too; of "between 10 and 2pm", am."""
+    if marker and marker.lower() == "pm":
+        return None if int(hour) >= 10 else "pm"
+    return None
+
+
 def _clock_times(clause: str) -> list[_Found]:
     found: list[_Found] = []
     for m in _RANGE.finditer(clause):
         start, end = _clock(m.group(1), m.group(2), None), _clock(m.group(3), m.group(4), None)
         if start and end:
             found.append(_Found(f"{start}-{end}", m.start(), m.end()))
+    for m in _SPOKEN_RANGE.finditer(clause):
+        if any(f.start <= m.start() < f.end for f in found):
+            continue
+        end = _clock(m.group(4), m.group(5), m.group(6))
+        start = _clock(m.group(1), m.group(2), m.group(3) or _same_half(m.group(6), m.group(1)))
+        if start and end:
+            found.append(_Found(f"{start}-{end}", m.start(), m.end()))
     taken = [(f.start, f.end) for f in found]
-    for pattern, word in ((_AFTER, "after"), (_BEFORE, "before")):
+    for pattern, word in ((_AFTER, "after"), (_FROM, "after"), (_BEFORE, "before")):
         for m in pattern.finditer(clause):
             if any(a <= m.start() < b for a, b in taken):
                 continue
-            if m.group(2) is None and m.group(3) is None:
-                continue  # "после 2 недель" is not a time of day
-            time = _clock(m.group(1), m.group(2), m.group(3))
+            bare = m.group(2) is None and m.group(3) is None
+            if bare and (
+                word == "before" or not 5 <= int(m.group(1)) <= 23 or _UNIT.match(clause, m.end())
+            ):
+                continue  # "после 2 недель", "by 10" are no time of day; "после 18 свободна" is
+            evening = _EVENING.search(clause) or (word == "after" and int(m.group(1)) <= 7)
+            marker = m.group(3) or ("pm" if bare and evening else None)
+            time = _clock(m.group(1), m.group(2), marker)
             if time:
                 found.append(_Found(f"{word} {time}", m.start(), m.end()))
                 taken.append((m.start(), m.end()))
@@ -131,7 +172,9 @@ def _days(text: str, taken: list[tuple[int, int]]) -> str:
     for m in _ABBREVIATION_GROUP.finditer(text):
         named += [_ABBREVIATIONS[part.strip().lower()] for part in m.group().split("/")]
     order = [day for day, _ in _DAYS]
-    return "/".join(sorted(set(named), key=order.index))
+    days = sorted(set(named), key=order.index)
+    # Whole day names: the prompt and the profile read "Sundays", not "Sun".
+    return f"{days[0]}s" if len(days) == 1 else "/".join(days)
 
 
 def describe(clause: str) -> str | None:

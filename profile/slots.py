@@ -100,11 +100,24 @@ _WEAK = re.compile(
 )
 
 
+_SOFT = re.compile(
+    # A name said without "my name is": "Mei here", "just Anna is fine", "go with Sofi",
+    # "давай всё-таки Евгения". Only a capitalised word that is no known thing (English)
+    # or a word the dictionaries list as a first name (Russian, Ukrainian) passes.
+    r"(?:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo)[,!]?\s+)(?P<v>[A-Z][\w'-]+)\s+here\b"
+    r"|\b(?i:just|actually|pls|please|ok|okay|so)\s+(?P<v3>[A-Z][\w'-]+)\s+is\s+(?:fine|good"
+    r"|ok|okay|better)\b|\b(?:go\s+with|stick\s+with|call\s+me\s+by\s+my\s+(?:middle\s+|first\s+)?"
+    r"name,?)\s+(?P<v4>[A-Z][\w'-]+)"
+    r"|(?<![\w-])(?i:давай(?:те)?|можно|можна|лучше|краще)\s+(?:(?i:вс[её]-таки|таки|лучше|краще"
+    r"|просто|уже|вже|ти\s+мене|мене|меня)\s+){0,3}(?:[—–-]\s+)?(?P<v2>[А-ЯЁІЇЄҐ][\w'ʼ-]+)"
+)
+
+
 def _common_word(word: str, *, places_too: bool = True) -> bool:
     """A word that names something the profile knows (a diet, a language, a food): "I'm
     Vegan", "я веган" introduce a diet, not a person."""
     lowered = word.lower()
-    tables = (vocab.DIET, vocab.LANGUAGE, vocab.TONE, vocab.BUDGET, vocab.SPICE)
+    tables = (vocab.DIET, vocab.LANGUAGE, vocab.TONE, vocab.BUDGET, vocab.SPICE, vocab.FORMAT)
     if any(vocab.first_match(table, lowered) for table in tables):
         return True
     if lexicon.lookup(lowered) is not None:
@@ -117,10 +130,16 @@ def name(sentence: str) -> list[Proposal]:
     "меня зовут"), a capitalised non-word after a weak one ("Hi, I'm Marta"), and
     for Russian and Ukrainian a word the dictionary lists as a first name."""
     found = []
-    for pattern, strong in ((_STRONG, True), (_WEAK, False)):
+    for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False)):
         for m in pattern.finditer(sentence):
-            group = "v" if m.group("v") else "v2"
+            group = next(g for g in ("v", "v2", "v3", "v4") if g in m.re.groupindex and m.group(g))
             word, end = m.group(group), m.end(group)
+            if pattern is _SOFT and (
+                not morph.is_first_name(word)
+                if morph.is_cyrillic(word)
+                else _common_word(word, places_too=False)
+            ):
+                continue
             value = _name_value(word, strong=strong)
             if value is not None and morph.is_cyrillic(word):
                 value = _with_patronymic(value, sentence[end:])
@@ -142,6 +161,13 @@ def _with_patronymic(name: str, rest: str) -> str:
 _TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|prof)\.?\s+", re.IGNORECASE)
 
 
+_NOT_NAMES = frozenset(
+    """such that this it so too also not just only now here there sure fine ok okay good
+    back home done sorry new still always never от это так тоже""".split()
+)
+"""Words that follow "call me" or "I'm" without naming anyone."""
+
+
 def _name_value(word: str, *, strong: bool) -> str | None:
     word = word.strip("'ʼ-")
     title = _TITLE.match(word)
@@ -150,6 +176,8 @@ def _name_value(word: str, *, strong: bool) -> str | None:
         return f"{title.group().strip().capitalize()} {rest}" if rest else None
     if len(word) < 2 or any(char.isdigit() for char in word):
         return None
+    if word.lower() in _NOT_NAMES or (word.isupper() and not strong):
+        return None  # "address me as such", "i'm NOT allergic"
     if morph.is_cyrillic(word):
         if word[:1].isupper() and morph.likely_name(word):
             return morph.first_name(word)
@@ -188,7 +216,10 @@ _AGAIN = re.compile(
     re.IGNORECASE,
 )
 _BACK = re.compile(
-    r"\b(?:is|are)\s+back\b|(?<![\w-])(?:возвращается|повертається|разрешил\w*|дозволи\w*)(?![\w-])",
+    r"\b(?:is|are)\s+back\b|\b(?:is|are|'s|'re)\s+(?:fine|ok|okay|allowed|back\s+on)\s+(?:again|now)\b"
+    r"|\b(?:can|could)\s+(?:eat|have|drink)\b|(?<![\w-])(?:возвращается|повертається|разрешил\w*"
+    r"|дозволи\w*|разрешен\w*|дозволен\w*|уже\s+можно|вже\s+можна|можно\s+снова|знову\s+можна"
+    r"|снова\s+можно)(?![\w-])",
     re.IGNORECASE,
 )
 _EAT = re.compile(
@@ -203,6 +234,25 @@ _QUIT = re.compile(
     r"|перестав|перестала|більше\s+не|вже\s+не|набрид\w*)(?![\w-])",
     re.IGNORECASE,
 )
+_UNLIKED = re.compile(
+    r"\b(?:went\s+off|i'?m\s+off|over\s+(?:it|them)|not\s+a\s+fave|phase\s+is\s+(?:\w+\s+)?over"
+    r"|no\s+longer\s+(?:like|love|into)|(?:don'?t|do\s+not)\s+(?:like|love|want)\s+(?:\w+\s+)?anymore"
+    r"|not\s+into\s+(?:\w+\s+)?anymore|quit|gave\s+up|sick\s+of|tired\s+of)\b"
+    r"|(?<![\w-])(?:разлюбил\w*|розлюбил\w*|(?:больше|уже)\s+не\s+(?:хочу|люблю|нравится|нравятся)"
+    r"|(?:більше|вже)\s+не\s+(?:хочу|люблю|подобається|подобаються)|надоел\w*|набрид\w*"
+    r"|бросил\w*|кинув|кинула|переел\w*|переїв|переїла)(?![\w-])",
+    re.IGNORECASE,
+)
+"""A liking taken back ("went off sushi", "каву розлюбила")."""
+_UNDISLIKED = re.compile(
+    r"\b(?:(?:is|are|'s)\s+(?:actually\s+)?(?:fine|ok|okay|growing\s+on\s+me)|not\s+(?:a\s+)?dealbreaker"
+    r"|take\s+(?:it|that)\s+back|don'?t\s+(?:hate|mind)|changed\s+my\s+mind)\b"
+    r"|(?<![\w-])(?:(?:уже|вже|больше|більше|теперь|тепер)\s+не\s+(?:бесит|бісить|ненавижу|ненавиджу"
+    r"|раздражает|дратує)|беру\s+слова\s+назад|беру\s+свої\s+слова\s+назад|передумал\w*"
+    r"|передумав|звикл\w*\s+до|привык\w*\s+к)(?![\w-])",
+    re.IGNORECASE,
+)
+"""A dislike taken back ("jazz is fine, i actually kinda love it", "джаз теперь не бесит")."""
 _STOP = re.compile(
     r"\b(?:stop|no\s+more|don't\s+use|do\s+not\s+use|without|quit|enough\s+(?:of|with)|drop\s+the"
     r"|ditch\s+the|lose\s+the|not)\b|(?<![\w-])(?:хватит|без|не\s+надо|не\s+нужно|не\s+используй"
@@ -219,27 +269,63 @@ def clause_of(sentence: str, start: int) -> tuple[int, int]:
     return (before[-1] if before else 0, after.start() if after else len(sentence))
 
 
+NEAR = 25
+"""How far (in characters) a taking-back word may stand from the thing it takes back:
+"каву розлюбила, тепер тільки матча" ends coffee, not matcha."""
+
+
+def _owns(
+    mentions: list[lexicon.Mention],
+    mention: lexicon.Mention,
+    cue: re.Pattern[str],
+    sentence: str,
+    start: int,
+    end: int,
+) -> bool:
+    """Whether a `cue` within reach of `mention` is nearer to it than to any other
+    mention: in "dairy's fine again, gluten is the thing i cut now" the "again" is
+    dairy's."""
+
+    def gap(m: lexicon.Mention, a: int, b: int) -> int:
+        between = sentence[min(m.end, b) : max(m.start, a)]
+        return max(a - m.end, m.start - b, 0) + (NEAR if re.search(r"[,;:—–]", between) else 0)
+
+    low, high = max(start, mention.start - 2 * NEAR), min(end, mention.end + 2 * NEAR)
+    for m in cue.finditer(sentence, low, high):
+        mine = gap(mention, *m.span())
+        if all(gap(other, *m.span()) >= mine for other in mentions if other is not mention):
+            return True
+    return False
+
+
 def reversals(sentence: str) -> list[Proposal]:
     """Ops that take something back: an allergy ruled out, a food eaten again (and with
     meat, the diet), a hobby given up, a format no longer wanted."""
     found: list[Proposal] = []
-    for mention in lexicon.mentions(sentence):
+    mentions = lexicon.mentions(sentence)
+    for mention in mentions:
         start, end = clause_of(sentence, mention.start)
         clause = sentence[start:end]
         term = mention.term
         propose = about(mention, sentence, "reversal")
+        around = sentence[max(start, mention.start - 2 * NEAR) : min(end, mention.end + 2 * NEAR)]
         if _RULED_OUT.search(clause):
             found.append(propose("remove", "allergies"))
         elif (
-            _AGAIN.search(clause)
+            _owns(mentions, mention, _AGAIN, sentence, start, end)
             and term.kind == "food"
-            and (_EAT.search(clause) or _BACK.search(clause))
+            and (_EAT.search(around) or _BACK.search(around))
         ):
             found += [propose("remove", "avoid"), propose("remove", "allergies")]
             if "meat" in term.categories:
                 found.append(propose("set", "diet", "omnivore"))
         elif _QUIT.search(clause) and term.kind == "interest":
             found.append(propose("remove", "interests"))
+        near = sentence[max(start, mention.start - NEAR) : min(end, mention.end + NEAR)]
+        if _UNLIKED.search(near) and term.kind == "food" and not _AGAIN.search(clause):
+            found.append(propose("remove", "likes"))
+        if _UNDISLIKED.search(near):
+            found.append(propose("remove", "dislikes"))
     for m in vocab_mentions(vocab.FORMAT, sentence):
         canonical, start, end = m
         c_start, _ = clause_of(sentence, start)
@@ -290,6 +376,21 @@ _EN_IMPERATIVE = re.compile(
 )
 
 
+_LEAVE_OUT = re.compile(
+    r"\b(?:no|without|skip|drop|ditch|lose|stop\s+(?:using|adding|with)|don'?t\s+(?:use|add|put))"
+    r"\s+(?:the\s+|any\s+|more\s+)?(?:\w+\s+)?(?:emojis?|emoticons?|smileys?|jargon|disclaimers?"
+    r"|markdown|links?|caveats?|exclamation\s+marks?|abbreviations?|slang|small\s+talk|pleasantries"
+    r"|intros?|summaries|warnings)\b"
+    r"|(?<![\w-])(?:без|никаких|ніяких|жодних|не\s+используй\w*|не\s+використовуй\w*|не\s+ставь"
+    r"|не\s+став|не\s+пиши|не\s+добавляй|не\s+додавай)\s+(?:\w+\s+)?(?:смайлик\w*|эмодзи|емодзі"
+    r"|емоджі|эмоджи|жаргон\w*|ссыл\w*|посилан\w*|сленг\w*|англицизм\w*|канцеляр\w*"
+    r"|дисклеймер\w*|предупреждени\w*|попереджен\w*|вступлени\w*|вступ\w*)(?![\w-])",
+    re.IGNORECASE,
+)
+"""An element of the reply the user wants left out ("no emojis", "без смайликов"): a
+standing note about how to write, whatever the rest of the sentence asks for."""
+
+
 def _imperative(sentence: str) -> re.Match[str] | None:
     """The first word of the sentence that orders the assistant: a Russian or Ukrainian
     verb in the imperative (pymorphy3), or an English clause that opens with one."""
@@ -299,19 +400,50 @@ def _imperative(sentence: str) -> re.Match[str] | None:
     return _EN_IMPERATIVE.search(sentence.strip())
 
 
+_TAKE_BACK_NOTE = re.compile(
+    r"\b(?:stop|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning|listing"
+    r"|tracking)\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
+    r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
+    r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
+    r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|пиши|пишите|добавляй|указывай|надо)"
+    r"|можешь\s+больше\s+не|забудь\s+(?:про|о|об)|уже\s+не\s+актуальн\w*"
+    r"|більше\s+не\s+(?:треба|потрібн\w*|пиши|додавай|вказуй|діє)|можеш\s+більше\s+не"
+    r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Taking a standing instruction back ("you can stop adding packing lists", "калорийность
+больше не пиши"): the note it names ends (`vocab.same_note`)."""
+
+
+def note_removals(sentence: str) -> list[Proposal]:
+    """A note taken back, in the user's words; the store ends the held note it shares a
+    content word with, and nothing when none does."""
+    found = []
+    for m in _TAKE_BACK_NOTE.finditer(sentence):
+        start, end = clause_of(sentence, m.start())
+        said = sentence[start:end].strip(" ,—–-:")
+        if said:
+            found.append(Proposal(make_op("remove", "notes", said, said), start, end, "reversal"))
+    return found
+
+
 def notes(sentence: str) -> list[Proposal]:
     """A standing preference no field holds ("always include the price range"), kept
     in the user's words: a clause with a word that makes it standing, or an order to
     the assistant (whether that order stands or was for once is the gate's call)."""
-    marker = _STANDING.search(sentence)
+    marker = _STANDING.search(sentence) or _LEAVE_OUT.search(sentence)
     origin = "notes"
     if marker is None:
         marker, origin = _imperative(sentence), "request"
     if marker is None:
         return []
     start, end = clause_of(sentence, marker.start())
+    if _TAKE_BACK_NOTE.search(sentence, start, end):
+        return []  # taken back, not asked for (`note_removals`)
     said = _LEAD.sub("", sentence[start:end].strip(" ,—–-:")).strip()
-    if not said or len(said.split()) > NOTE_WORDS or len(said.split()) < 3:
+    if not said or len(said.split()) > NOTE_WORDS:
+        return []
+    if len(said.split()) < 3 and not _LEAVE_OUT.search(said):  # "pls no emojis" says enough
         return []
     op = make_op("add", "notes", said, said)
     return [Proposal(op, start, end, origin)]

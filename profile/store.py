@@ -261,7 +261,16 @@ class ProfileStore:
         if is_list_field(op.field):
             if op.kind == "remove":
                 reason = f"removed: {op.evidence or op.said or value}"
-                return [self._end(r, now, episode, reason) for r in self._open(op.field, value)]
+                rows = self._open(op.field, value)
+                if not rows and op.field == "notes":  # notes are in the user's own words
+                    rows = [r for r in self._open("notes") if vocab.same_note(value, r.value)]
+                if op.field in ("avoid", "allergies"):  # "wine is fine again" ends "alcohol"
+                    rows += [
+                        r
+                        for r in self._open(op.field)
+                        if r.value != value and conflicts.same_kind(value, r.value)
+                    ]
+                return [self._end(r, now, episode, reason) for r in rows]
             return self._add(op, value, now, episode, source)
         if op.kind == "remove":
             rows = [r for r in self._open(op.field) if not value or r.value == value]

@@ -59,7 +59,14 @@ def _from_rules(piece: str) -> list[Candidate]:
 
 def _from_slots(piece: str) -> list[Candidate]:
     found = []
-    finders = (slots.timezone, slots.name, slots.reversals, *cues.FINDERS, slots.notes)
+    finders = (
+        slots.timezone,
+        slots.name,
+        slots.reversals,
+        *cues.FINDERS,
+        slots.notes,
+        slots.note_removals,
+    )
     for finder in finders:
         for proposal in finder(piece):
             evidence = piece[proposal.start : proposal.end].strip()
@@ -86,6 +93,38 @@ def _quoted(sentence: str) -> list[tuple[int, int]]:
     return [m.span() for m in _QUOTED.finditer(sentence)]
 
 
+_ASKED = re.compile(r"(?:,|\s[—–-])\s+(?=[^,—–]*\?\s*$)")
+"""Where a question that ends the sentence begins: at its last comma or dash."""
+
+
+_CONDITIONAL = re.compile(
+    r"\s*(?:if|when|whenever|in\s+case|suppose|если|когда|коли|якщо|якби|в\s+случае|у\s+разі)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def stated_part(sentence: str) -> str:
+    """The statement a question leans on: "у мене непереносимість лактози, які сири
+    можна?" states the intolerance, then asks. Empty when the sentence is a question
+    from its start ("is a vegan diet healthy, or a myth?") or hypothetical throughout."""
+    cut = None
+    for m in _ASKED.finditer(sentence):
+        cut = m
+    if cut is None:
+        return ""
+    head = sentence[: cut.start()].strip()
+    if _CONDITIONAL.match(head):  # "if i moved to Tbilisi, would i need a visa?"
+        return ""
+    # Only the asker's own situation: "у сина алергія на арахіс, що дати йому?" asks
+    # about the son.
+    words = {w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", head)}
+    if not words & gate.SELF or any(
+        w in gate.OTHERS or gate.lemma_of(w) in gate.OTHERS for w in words
+    ):
+        return ""
+    return head if len(head.split()) >= 3 and is_statement(head) else ""
+
+
 READ_CHARS = 8_000
 """How much of a message the finders read. People state preferences in messages, not in
 the middle of a pasted report; a 100,000-character paste with no full stops took the
@@ -96,13 +135,14 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for sentence in sentences(text[:READ_CHARS]):
-        if not is_statement(sentence):
+    for whole in sentences(text[:READ_CHARS]):
+        sentence = whole if is_statement(whole) else stated_part(whole)
+        if not sentence:
             continue
         for piece in bounded(sentence):
             seen: set[tuple[str, str, str]] = set()
             ruled = _from_rules(piece)
-            fields = {c.op.field for c in ruled}
+            understood = [(c.start, c.end) for c in ruled]
             slotted = _from_slots(piece)
             # The gazetteer and the dictionaries know places and names better than a
             # pattern's capture does ("Оксаной" is "Оксана").
@@ -143,7 +183,9 @@ def candidates(text: str) -> list[Candidate]:
                 key = (candidate.op.kind, candidate.op.field, candidate.op.value)
                 if key in seen:
                     continue
-                if candidate.origin in ("notes", "request") and fields:
+                if candidate.origin in ("notes", "request") and any(
+                    a <= candidate.start < b for a, b in understood
+                ):
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
                 found.append(candidate)
@@ -157,7 +199,11 @@ def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
     message = judge.message_probability(text) if judge and proposed else None
     scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
     kept = _settle(
-        [(c, p) for c, p in scored if judge is None or p >= judge.cut(c.origin, c.op.kind)]
+        [
+            (c, p)
+            for c, p in scored
+            if judge is None or p >= judge.cut(c.origin, c.op.kind, c.op.field)
+        ]
     )
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()

@@ -50,9 +50,15 @@ SPICE: Table = (
         "mild",
         r"мягк\w*|неостр\w*|не\s+остр\w*|м['ʼ]?як\w*|mild|not\s+spicy|no\s+spic\w*|негостр\w*"
         r"|не\s+гостр\w*|без\s+остр\w*|без\s+гостр\w*|(?:острое|острого|гостре|гострого|spicy)"
-        r"\s+(?:не\s+(?:ем|їм|можу|могу|переношу)|ні|нельзя|не\s+можна)",
+        r"\s+(?:(?:вообще|взагалі|уже|вже|больше|більше|совсем|зовсім)\s+)?(?:не\s+(?:ем|їм|можу"
+        r"|могу|переношу)|ні|нельзя|не\s+можна)|not\s+(?:too|very|that)\s+spicy|gentle|no\s+heat",
     ),
-    ("medium", r"средн\w*|medium|помірн\w*\s+гостр\w*|умеренн\w*\s+остр\w*|в\s+меру\s+остр\w*"),
+    (
+        "medium",
+        r"(?:средн\w*|середн\w*|помірн\w*|умеренн\w*|в\s+меру|medium)(?:\s+(?:остр\w*|гостр\w*"
+        r"|spic\w*|heat|hot))?|(?:остр\w*|гостр\w*)\s+(?:\w+\s+)?(?:помірно|умеренно|в\s+меру"
+        r"|средн\w*|середн\w*)|(?:a\s+)?(?:little|bit\s+of|some)\s+(?:heat|kick)",
+    ),
     ("hot", r"остр\w*|гостр\w*|пекуч\w*|жгуч\w*|hot|spicy|hottest"),
 )
 LANGUAGE: Table = (
@@ -77,14 +83,20 @@ FORMAT: Table = (
         "short paragraphs",
         r"(?:коротк\w*|небольш\w*)\s+абзац\w*|short\s+paragraphs?|абзац\w*|paragraphs?",
     ),
-    ("plain text", r"plain\s+text|простым\s+текстом|без\s+форматирования"),
+    (
+        "plain text",
+        r"plain\s+text|простым\s+текстом|без\s+форматирования|(?:просто|обычным|сплошным|обычный"
+        r"|звичайним|простим|суцільним)\s+текст\w*|текстом\s+без\s+\w+|без\s+разметки|без\s+розмітки"
+        r"|без\s+форматування|no\s+formatting|(?:just|normal|regular|plain)\s+(?:text|prose)",
+    ),
 )
 TONE: Table = (
     (
         "to the point",
         r"по\s+делу|по\s+суті|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point|direct"
         r"|no[-\s]nonsense|skip\s+the\s+(?:pleasantries|fluff|small\s+talk)|прям\w*|чётко|четко"
-        r"|чітко",
+        r"|чітко|(?:tell\s+me|say\s+it)\s+straight|no\s+(?:fluff|padding|filler|waffle)"
+        r"|без\s+лишнего|без\s+зайвого|без\s+лишних\s+слов|без\s+зайвих\s+слів",
     ),
     (
         "informal",
@@ -93,7 +105,7 @@ TONE: Table = (
     ),
     (
         "formal",
-        r"формальн\w*|официальн\w*|офіційн\w*|formal\w*|на\s+[«\"]?вы[»\"]?|на\s+[«\"]?ви[»\"]?"
+        r"формальн\w*|официальн\w*|офіційн\w*|formal(?:ly)?|на\s+[«\"]?вы[»\"]?|на\s+[«\"]?ви[»\"]?"
         r"|делов\w*|ділов\w*|вежлив\w*|ввічлив\w*|polite\w*|professional\w*",
     ),
     (
@@ -108,7 +120,7 @@ TONE: Table = (
     ),
     (
         "friendly",
-        r"дружелюбн\w*|friendly|по-дружески|по-дружньому|как\s+друг\w*|як\s+(?:друг|подруга)"
+        r"дружелюбн\w*|friendl\w*|loosen\s+up|по-дружески|по-дружньому|как\s+друг\w*|як\s+(?:друг|подруга)"
         r"|like\s+a\s+friend|приязн\w*",
     ),
     ("reserved", r"сдержанн\w*|стриман\w*|reserved|restrained"),
@@ -246,3 +258,25 @@ def restates(field: str, new: str, old: str) -> bool:
     pattern = r"\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})?|\w+"
     words = set(re.findall(pattern, new.lower())) - {"and", "or", "only"}
     return bool(words) and words <= set(re.findall(pattern, old.lower()))
+
+
+NOTE_FILLER = frozenset(
+    """always never please anymore more stop adding include including give giving using write
+    writing mention need needed your with from that this them those these fine okay thing
+    всегда больше более нужно нужны можешь писать пиши давай добавлять добавляй указывать
+    указывай надо теперь завжди більше можеш писати пиши додавати додавай вказувати вказуй
+    треба тепер потрібно""".split()
+)
+"""Words that say how a note is asked for or taken back, not what it is about."""
+
+
+def _note_words(text: str) -> set[str]:
+    words = (lexicon.lemma(w) for w in re.findall(r"[\w'ʼ]+", text.lower()) if len(w) >= 4)
+    return {w for w in words if w not in NOTE_FILLER and len(w) >= 3}
+
+
+def same_note(removal: str, held: str) -> bool:
+    """Whether taking back `removal` ("you can stop adding packing lists") ends the held
+    note `held` ("always add a packing list"): notes are kept in the user's words, so
+    they match by a shared content word (lemma or stem), not by equality."""
+    return bool(_note_words(removal) & _note_words(held))

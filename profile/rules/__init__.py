@@ -78,6 +78,15 @@ _PREPOSITIONS = {
     "если", "чтобы", "потому", "in", "at", "on", "for", "with", "from", "near", "around",
     "during", "when", "if", "because", "to", "than", "as", "з", "із", "коли", "бо",
 }  # fmt: skip
+_STANCE_VERBS = {
+    "love", "like", "hate", "adore", "enjoy", "dislike", "despise", "loathe", "detest", "can't",
+    "cant", "don't", "dont", "not", "no", "never", "люблю", "обожаю", "ненавижу", "не", "ні",
+    "обожнюю", "ненавиджу", "нет",
+}  # fmt: skip
+_REPLY_WORDS = {
+    "answers", "answer", "replies", "reply", "responses", "response", "ответы", "ответ",
+    "відповіді", "відповідь", "explanations", "format", "tone",
+}  # fmt: skip
 _CLAUSE_BREAK = re.compile(
     r"[.;!?|:]"
     r"|,?\s+(?:и|а|но|and|but|so|because|потому\s+что|чтобы|если|when|когда|бо|але|та|й)\s+"
@@ -143,6 +152,10 @@ def clean_unknown(phrase: str) -> str | None:
             words = words[:index]
             break
     if not words or len(words) > 3 or words[0] in _PRONOUNS or words[0] in _PREPOSITIONS:
+        return None
+    if words[0] in _STANCE_VERBS:  # "love arepas and hate reggaeton": a new clause
+        return None
+    if any(word in _REPLY_WORDS for word in words):  # "I like my answers short": a tone
         return None
     if len(" ".join(words)) < 2:
         return None
@@ -301,7 +314,7 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _REQUEST = re.compile(
-    r"^\s*(?:can|could|would|will)\s+you\b|^\s*please\b|^\s*(?:можешь|можете|сможешь|не\s+мог\w*"
+    r"^\s*(?:can|could|would|will)\s+(?:you|u|ya)\b|^\s*(?:please|pls|plz)\b|^\s*(?:(?:вы|ты|ви|ти)\s+)?(?:можешь|можете|сможешь|не\s+мог\w*"
     r"\s+бы|пожалуйста|будь\s+ласка|можеш)\b",
     re.IGNORECASE,
 )
@@ -309,7 +322,7 @@ _INTERROGATIVE = re.compile(
     # Openers that make a question even without "?"; words that also open statements
     # ("как всегда, ...", "when I was ...") count only with a question-like next word.
     r"^\s*(?:what(?:'s|\s+(?:is|are|does|do|should|would|about))|why|how\s+(?:to|do|does|can|should"
-    r"|much|many|about)|which|who|whom|where|is\s+(?:a|an|the|it|there|this|that)|are\s+there"
+    r"|much|many|about)|which|who|whom|where|is|are|was|were"
     r"|does|did|isn't|aren't|should\s+i|что\s+(?:такое|значит|лучше|выбрать|посоветуешь|можно"
     r"|нужно|делать)|чем\s+отлича\w*|почему|зачем|какой|какая|какое|какие|каков\w*|сколько"
     r"|где|кто|разве|неужели|как\s+(?:сделать|приготовить|выбрать|лучше|мне|быть|понять|начать)"
@@ -318,7 +331,8 @@ _INTERROGATIVE = re.compile(
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if\s+i\s+(?:were|was|became|went|had)|what\s+if|imagine|suppose|если\s+бы|якби"
+    r"\b(?:if\s+(?:i|we)\s+(?:\w+\s+)?(?:were|was|became|went|had|took|got|did|ate|quit"
+    r"|(?!(?:need|feed|speed|bleed)\b)\w+ed)\b|what\s+if|imagine|suppose|если\s+бы|якби"
     r"|представь\w*|допустим|предположим|уяви\w*)\b",
     re.IGNORECASE,
 )

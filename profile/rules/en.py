@@ -91,7 +91,7 @@ RULES: tuple[Rule, ...] = (
         r"\b(?P<items>[\w]+)[- ]free\b",
         items("add", "avoid", known_only=True),
     ),
-    rule("en-lactose", r"\b(?P<said>lactose[- ]intolerant)", const("add", "avoid", "dairy")),
+    rule("en-lactose", r"\b(?P<said>lactose[- ]intolerant)", const("add", "allergies", "lactose")),
     rule("en-celiac", r"\b(?P<said>c[o]?eliac)", const("add", "avoid", "gluten")),
     rule(
         "en-unlike-after",

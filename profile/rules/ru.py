@@ -258,7 +258,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "ru-intolerance",
         r"\b(?:непереносимост\w*|непереносимість)\s+" + ITEMS,
-        items("add", "avoid", known_only=True),
+        items("add", "allergies", known_only=True),
     ),
     rule(
         "ru-allergy", r"\b(?:аллерги\w*|алергі\w*)\s+(?:на\s+)?" + ITEMS, items("add", "allergies")

@@ -59,7 +59,7 @@ CASES: list[tuple[str, Ops]] = [
     # Time, budget, place.
     ("у меня есть время 06:30-08:30", [("set", "schedule", "06:30-08:30")]),
     ("I'm free after 7 pm on weekdays", [("set", "schedule", "weekdays after 19:00")]),
-    ("I'm free Tue/Thu evenings", [("set", "schedule", "Tue/Thu evenings")]),
+    ("I'm free Tue/Thu evenings", [("set", "schedule", "Tuesday/Thursday evenings")]),
     ("I only have time early in the morning", [("set", "schedule", "early morning only")]),
     ("бюджет низкий", [("set", "budget", "low")]),
     ("Бюджет теперь высокий", [("set", "budget", "high")]),
@@ -78,7 +78,7 @@ CASES: list[tuple[str, Ops]] = [
     ("у меня аллергия на орехи", [("add", "allergies", "nuts")]),
     ("no dairy", [("add", "avoid", "dairy")]),
     ("dairy-free and gluten-free please", [("add", "avoid", "dairy"), ("add", "avoid", "gluten")]),
-    ("I'm lactose intolerant", [("add", "avoid", "dairy")]),
+    ("I'm lactose intolerant", [("add", "allergies", "lactose")]),
     # Likes, dislikes, interests.
     ("люблю кино и йогу", [("add", "interests", "film"), ("add", "interests", "yoga")]),
     ("не люблю толпы", [("add", "dislikes", "crowds")]),
@@ -264,7 +264,7 @@ def test_closed_fields_refuse_unknown_values(field: str, said: str) -> None:
 def test_schedule_descriptions() -> None:
     assert describe("с 6:30 до 8:30") == "06:30-08:30"
     assert describe("после 7 вечера по будням") == "weekdays after 19:00"
-    assert describe("вечера вт/чт") == "Tue/Thu evenings"
+    assert describe("вечера вт/чт") == "Tuesday/Thursday evenings"
     assert describe("просто текст") is None
 
 

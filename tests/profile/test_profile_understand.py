@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from aniso.bench.profile import evaluate, load, matches
+from aniso.bench.profile import evaluate, load, matches, split_of
 from aniso.profile import gate, morph, places
 from aniso.profile.understand import candidates, understand
 
@@ -110,6 +110,7 @@ def test_the_labelled_set_is_big_varied_and_split() -> None:
     for m in messages:
         threads.setdefault(m.thread, set()).add(m.split)
     assert all(len(splits) == 1 for splits in threads.values()), "a thread straddles the split"
+    assert all(m.split == split_of(m.thread) for m in messages), "a split not from the hash"
 
 
 def test_a_distractor_that_changes_the_profile_is_counted() -> None:
