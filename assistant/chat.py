@@ -18,7 +18,7 @@ from aniso.core.ports import CompletionRequest
 from aniso.llm.gateway import LLMGateway
 from aniso.profile.notice import noted
 from aniso.profile.store import Change
-from aniso.refresh import Brief, Refresher
+from aniso.refresh import Brief, Refresher, changes_since
 from aniso.reuse import Offer, Reuse
 from aniso.tiers.model import MemoryItem
 
@@ -99,8 +99,6 @@ class Assistant:
 
     def _profile_changes(self, since: datetime | None) -> list[str]:
         """Profile values that started or ended after `since` (None: a new user)."""
-        from aniso.refresh import changes_since
-
         profile = self.controller.profile
         store = getattr(profile, "store", None)
         return changes_since(store.history(), since) if store is not None else []

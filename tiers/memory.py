@@ -423,16 +423,8 @@ class TieredMemory:
                 ref=None,
             )
         # The FTS rows hold each episode's stems already: no stemming per candidate.
-        indexed = dict(
-            select_in(
-                self.db,
-                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
-                [row["id"] for row in rows],
-            )
-        )
-        shared = {
-            row["id"]: len(query_terms & set(indexed.get(row["id"], "").split())) for row in rows
-        }
+        indexed = lexical.indexed_stems(self.db, [row["id"] for row in rows])
+        shared = {row["id"]: len(query_terms & set(indexed.get(row["id"], []))) for row in rows}
         best = max(rows, key=lambda r: shared[r["id"]])
         if not shared[best["id"]]:
             return None
@@ -454,17 +446,9 @@ class TieredMemory:
         if not names or ENTITY_WEIGHT <= 0:
             return hits
         wanted = set(names)
-        indexed = dict(
-            select_in(
-                self.db,
-                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
-                [hit.episode_id for hit in hits if hit.episode_id],
-            )
-        )
+        terms = self._terms(hits)
         for hit in hits:
-            own = indexed.get(hit.episode_id) if hit.episode_id else None
-            held = set(own.split()) if own is not None else set(stems(hit.text))
-            if wanted <= held:
+            if wanted <= terms(hit):
                 hit.score *= 1 + ENTITY_WEIGHT
         return hits
 
@@ -472,22 +456,25 @@ class TieredMemory:
         """A list question's hits by maximal marginal relevance (`lists.diversify`),
         each hit's terms its indexed stems without the query's."""
         asked = set(stems(query))
-        indexed = dict(
-            select_in(
-                self.db,
-                f"SELECT rowid, stems FROM {lexical.EPISODES} WHERE rowid IN ({{}})",
-                [hit.episode_id for hit in hits[:DIVERSITY_POOL] if hit.episode_id],
-            )
+        terms = self._terms(hits[:DIVERSITY_POOL])
+        return lists.diversify(
+            hits,
+            score=lambda h: h.score,
+            terms=lambda h: terms(h) - asked,
+            weight=DIVERSITY,
+            pool=DIVERSITY_POOL,
         )
+
+    def _terms(self, hits: Sequence[_Hit]) -> Callable[[_Hit], frozenset[str]]:
+        """Each hit's stems: an episode's from its FTS row (read once for all of
+        `hits`), a summary's stemmed from its text."""
+        indexed = lexical.indexed_stems(self.db, [h.episode_id for h in hits if h.episode_id])
 
         def terms(hit: _Hit) -> frozenset[str]:
             own = indexed.get(hit.episode_id) if hit.episode_id else None
-            found = own.split() if own is not None else stems(hit.text)
-            return frozenset(found) - asked
+            return frozenset(own if own is not None else stems(hit.text))
 
-        return lists.diversify(
-            hits, score=lambda h: h.score, terms=terms, weight=DIVERSITY, pool=DIVERSITY_POOL
-        )
+        return terms
 
     def _with_neighbours(self, hits: list[_Hit], *, exclude: set[int]) -> list[_Hit]:
         """The best NEIGHBOURS_FROM episode hits each followed by the turns just before

@@ -8,6 +8,7 @@ The index is derived from SQLite and rebuilt by `aniso reindex`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import sqlite_utils
@@ -144,6 +145,17 @@ def rare_terms(
     rows = document_counts(db, table, list(terms))
     shared = [term for term in terms if rows.get(term, 0) >= 2]  # found elsewhere too
     return sorted(shared, key=lambda t: (rows[t], t))[:most]
+
+
+def indexed_stems(db: sqlite_utils.Database, episode_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The stems each episode's FTS row already holds (live or archived): recall reads
+    them instead of stemming candidates again."""
+    return {
+        rowid: (found or "").split()
+        for rowid, found in select_in(
+            db, f"SELECT rowid, stems FROM {EPISODES} WHERE rowid IN ({{}})", list(episode_ids)
+        )
+    }
 
 
 def optimize(db: sqlite_utils.Database) -> None:
