@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from aniso.profile import morph
 
 _SCRIPT = re.compile(r"^[A-Za-zÀ-ɏА-яЁёІіЇїЄєҐґ' .\-]+$")
-_WORD = re.compile(r"[\w'’ʼ-]+")
+_WORD = re.compile(r"[\w'’ʼ]+")
+"""A word of a place name. A hyphen joins words but is no part of one: "Cluj-Napoca" is
+tried as two words spanning the hyphen, and "Toronto-based" still names Toronto."""
 LONGEST = 4
 """Words in the longest place name we try ("Rio de Janeiro", "Salt Lake City")."""
 
@@ -35,6 +38,22 @@ class Place:
     name: str
     timezone: str
     population: int
+
+
+_UNDECOMPOSED = str.maketrans(
+    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i", "ß": "ss", "æ": "ae"}
+)
+
+
+def plain(name: str) -> str:
+    """A Latin name without its diacritics, as people type it on an English keyboard:
+    "Zürich" is "Zurich", "Wrocław" "Wroclaw", "İzmir" "Izmir". Letters that Unicode does
+    not decompose (ł, ø, đ) are mapped by hand; Cyrillic is left as it is, since й and ё
+    are letters of their own there."""
+    if not name.isascii() and not re.search(r"[А-яЁёІіЇїЄєҐґ]", name):
+        decomposed = unicodedata.normalize("NFKD", name.translate(_UNDECOMPOSED))
+        return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return name
 
 
 def fold(text: str) -> str:
@@ -65,6 +84,8 @@ def _index() -> dict[str, tuple[bool, int, Place]]:
     places = [Place(c["name"], c["timezone"], int(c["population"])) for c in ordered]
     for city, place in zip(ordered, places, strict=True):
         put(city["name"], True, place)
+        # The name typed without its diacritics is still the city's own name ("zurich").
+        put(plain(city["name"]), True, place)
     for city, place in zip(ordered, places, strict=True):
         for name in city["alternatenames"]:
             if _SCRIPT.match(name) and len(name) >= 3:

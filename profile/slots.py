@@ -60,9 +60,25 @@ _LIVES = re.compile(
 )
 
 
+_STANDS_ALONE = re.compile(r"\s*(?:[.,!;:)—–-]|here\b|$)", re.IGNORECASE)
+
+
+def _opens(sentence: str, mention: places.Mention) -> bool:
+    """Whether a lower-case place opens the sentence as a capitalised one would: chat
+    drops the capital a sentence starts with ("utrecht. i cycle everywhere", "manila
+    here!", "хабаровск на связи"). A Latin word must stand alone there (punctuation or
+    "here" after it): "nice to meet you" and "reading is my thing" name no city. The
+    gazetteer's Cyrillic lower-case names are the dictionary's places already."""
+    if any(c.isalnum() for c in sentence[: mention.start]):
+        return False
+    written = sentence[mention.start : mention.end]
+    return morph.is_cyrillic(written) or bool(_STANDS_ALONE.match(sentence, mention.end))
+
+
 def timezone(sentence: str) -> list[Proposal]:
     """A timezone for every place the sentence names: after a preposition of place, or
-    written with a capital on its own ("we moved to the mainland, San Diego now")."""
+    on its own written with a capital or opening the sentence ("we moved to the
+    mainland, San Diego now")."""
     found = []
     # "suggest a steakhouse in Madrid" is where the user wants something, not where they
     # live, unless the sentence also says they live there.
@@ -72,7 +88,7 @@ def timezone(sentence: str) -> list[Proposal]:
         written = sentence[mention.start : mention.end]
         before = sentence[max(0, mention.start - 12) : mention.start]
         after_preposition = bool(_BEFORE_PLACE.search(before))
-        if not after_preposition and not written[:1].isupper():
+        if not after_preposition and not written[:1].isupper() and not _opens(sentence, mention):
             continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
