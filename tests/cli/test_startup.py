@@ -76,3 +76,34 @@ def test_timings_change_no_output(data_dir: Path, tmp_path: Path) -> None:
     assert {"imports", "stores", "guard", "recall"} <= names
     assert recorded["marks"]["cli"] <= recorded["marks"]["first_token"]
     assert recorded["marks"]["first_token"] <= recorded["marks"]["reply_end"]
+
+
+@pytest.mark.embedded_model
+def test_the_model_loads_beside_the_command_without_muting_it(data_dir: Path) -> None:
+    """The model loads on its own thread while the command goes on: whatever the
+    command writes meanwhile (here straight to file descriptor 1, as a native library
+    or a flush would) reaches the terminal, and the load itself prints nothing."""
+    code = (
+        "import os, time\n"
+        "from aniso import warmup\n"
+        "from aniso.core.settings import load_settings\n"
+        "from aniso.llm import embedded\n"
+        "warming = warmup.start(load_settings({}))\n"
+        "written = 0\n"
+        "while not embedded._loaded or warming.threads[0].is_alive():\n"
+        "    os.write(1, b'line\\n')\n"
+        "    written += 1\n"
+        "    time.sleep(0.002)\n"
+        "warmup.wait(warming)\n"
+        "print(f'written {written}', flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, stdin=subprocess.DEVNULL,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    written = int(lines[-1].split()[1])
+    assert written > 0
+    assert lines[:-1] == ["line"] * written
+    assert done.stderr == b""
