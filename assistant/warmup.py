@@ -35,17 +35,27 @@ from aniso.core.settings import Settings
 log = logging.getLogger(__name__)
 
 
+IMPORTS = threading.Lock()
+"""Held by whichever thread imports the app's own modules (`aniso.profile`,
+`aniso.prompt`, the services...). Several of them import each other, and Python's
+per-module import locks let a second thread see such a module half built: with the
+model's thread importing `aniso.prompt` while the chat thread imported the services,
+one of them failed with "cannot import name ... from partially initialized module".
+Third-party libraries and `aniso.core` and `aniso.llm` (which import no app module)
+are imported without it, so the heavy imports still overlap."""
+
+
 def warm() -> None:
     """Build the guard's engine, the profile rules' indexes and the memory's time
     vocabulary (read on the first stored message otherwise, about 0.15 s)."""
-    from aniso.privacy import engine
+    import presidio_analyzer  # noqa: F401 - the heavy import, outside the lock
 
+    with IMPORTS:
+        from aniso.privacy import engine
+        from aniso.profile import learner
+        from aniso.tiers import when
     engine.shared_analyzer()
-    from aniso.profile import learner
-
     learner.warm()
-    from aniso.tiers import when
-
     when.vocabulary()
 
 
@@ -55,9 +65,11 @@ def prepare_model(settings: Settings) -> None:
     if not settings.is_embedded_model:
         return
     from aniso.llm import embedded
-    from aniso.prompt import SMALL_MODEL_PREAMBLE
 
     with timings.span("model"):
+        embedded.load_model()
+        with IMPORTS:
+            from aniso.prompt import SMALL_MODEL_PREAMBLE
         embedded.prime([{"role": "system", "content": SMALL_MODEL_PREAMBLE}])
 
 

@@ -102,8 +102,9 @@ class Context:
 
     def _build(self, *, temporary: bool) -> Services:
         from aniso.core import timings
+        from aniso.warmup import IMPORTS
 
-        with timings.span("imports"):
+        with timings.span("imports"), IMPORTS:  # not beside a warm-up thread's imports
             from aniso.core.db import ensure_data_dir, permission_warning
             from aniso.logs import log_to_data_dir
             from aniso.services import build

@@ -53,11 +53,33 @@ def test_the_runner_sees_a_heavy_import() -> None:
     assert loaded == ["pydantic_settings"]
 
 
+def test_opening_the_stores_does_not_import_pandas(data_dir: Path) -> None:
+    """sqlite-utils would import pandas, when installed, for nothing Aniso uses."""
+    status, loaded = _modules_after(["stats"], ("sqlite_utils", "pandas"))
+    assert status == 0
+    assert loaded == ["sqlite_utils"]
+
+
+def test_pandas_stays_usable_beside_aniso() -> None:
+    """Only sqlite-utils' own optional import is skipped: pandas imported before or
+    after works as usual, and sqlite-utils then sees it."""
+    code = (
+        "import aniso, sqlite_utils.db as db, pandas\n"
+        "assert db.pd is None and pandas.DataFrame({'a': [1]}).shape == (1, 1)\n"
+        "import subprocess, sys\n"
+        "first = 'import pandas, aniso, sqlite_utils.db as db; print(db.pd is pandas)'\n"
+        "print(subprocess.run([sys.executable, '-c', first], capture_output=True).stdout)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "b'True\\n'"
+
+
 @pytest.mark.embedded_model
 def test_ask_on_the_embedded_model_does_not_import_litellm(data_dir: Path) -> None:
-    status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp"))
+    status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp", "pandas"))
     assert status == 0
-    assert loaded == ["llama_cpp"]  # the model answered, without litellm
+    assert loaded == ["llama_cpp"]  # the model answered, without litellm (or pandas)
 
 
 def test_timings_change_no_output(data_dir: Path, tmp_path: Path) -> None:
