@@ -41,20 +41,22 @@ IMPORTS = threading.Lock()
 per-module import locks let a second thread see such a module half built: with the
 model's thread importing `aniso.prompt` while the chat thread imported the services,
 one of them failed with "cannot import name ... from partially initialized module".
-Third-party libraries and `aniso.core` and `aniso.llm` (which import no app module)
-are imported without it, so the heavy imports still overlap."""
+Third-party libraries and `aniso.core`, `aniso.llm` and `aniso.privacy` (which import
+no app module and no module of their own in a circle) are imported without it, so
+the heavy imports still overlap."""
 
 
 def warm() -> None:
     """Build the guard's engine, the profile rules' indexes and the memory's time
     vocabulary (read on the first stored message otherwise, about 0.15 s)."""
-    import presidio_analyzer  # noqa: F401 - the heavy import, outside the lock
+    # The privacy package imports only `aniso.core`, and none of its modules import
+    # each other in a circle: it and presidio load beside the chat thread's imports.
+    from aniso.privacy import engine
 
+    engine.shared_analyzer()
     with IMPORTS:
-        from aniso.privacy import engine
         from aniso.profile import learner
         from aniso.tiers import when
-    engine.shared_analyzer()
     learner.warm()
     when.vocabulary()
 
