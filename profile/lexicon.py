@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 import snowballstemmer
 
@@ -168,8 +169,22 @@ def lemma(word: str) -> str:
 
 @cache
 def _index() -> dict[tuple[str, ...], Term]:
-    """Stem sequences and lemma sequences of every term word -> term; built once, on
-    first use. A stem key wins over a lemma key of another term."""
+    """Stem sequences and lemma sequences of every term word -> term. Building it
+    lemmatises thousands of words (seconds), so it is built once per install and read
+    from the cache dir after (`aniso.core.cache`), keyed by everything it derives from."""
+    from aniso.core.cache import key_of, load_or_build
+
+    here = Path(__file__).parent
+    key = key_of(
+        [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"],
+        ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer"],
+    )
+    return load_or_build("lexicon-index", key, build_index)
+
+
+def build_index() -> dict[tuple[str, ...], Term]:
+    """The index from the terms and the dictionaries. A stem key wins over a lemma key
+    of another term."""
     index: dict[tuple[str, ...], Term] = {}
     for term in terms():
         for word in term.words:

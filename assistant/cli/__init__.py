@@ -102,8 +102,9 @@ class Context:
 
     def _build(self, *, temporary: bool) -> Services:
         from aniso.core import timings
+        from aniso.warmup import IMPORTS
 
-        with timings.span("imports"):
+        with timings.span("imports"), IMPORTS:  # not beside a warm-up thread's imports
             from aniso.core.db import ensure_data_dir, permission_warning
             from aniso.logs import log_to_data_dir
             from aniso.services import build
@@ -180,13 +181,13 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     clean_message(message)  # refuse bad input before loading any model
     from aniso import warmup
 
-    warming = warmup.start()  # the guard and the profile's indexes, meanwhile
+    warming = warmup.start(context.settings)  # the model, the guard, the profile: meanwhile
     services = context.services(temporary=temporary)
     # The digest goes to stderr: stdout stays the reply alone, for scripts.
     digest = services.assistant.pending_digest()
     if digest and not as_json:
         click.echo(digest + "\n", err=True)
-    warmup.wait(warming, context.settings)
+    warmup.wait(warming)
     on_token = None if as_json else _stream_to(sys.stdout)
     reply = services.assistant.send(message, on_token=on_token, on_briefs=_show_briefs(as_json))
     if as_json:
@@ -266,9 +267,9 @@ def chat(context: Context, temporary: bool) -> None:
     Ctrl-D to leave."""
     from aniso import warmup
 
-    warming = warmup.start()
+    warming = warmup.start(context.settings)
     services = context.services(temporary=temporary)
-    warmup.wait(warming, context.settings)
+    warmup.wait(warming)
     interactive = sys.stdin.isatty()
     if interactive:
         mode = " (temporary: nothing is remembered)" if temporary else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib.util
+import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,7 +61,7 @@ def load_model() -> Any:
             if not _loaded:
                 atexit.register(_close_all)
             try:
-                with _plain_cpu_buffers():
+                with _plain_cpu_buffers(), _quiet_in_place():
                     _loaded[path] = Llama(
                         model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
                     )
@@ -103,6 +104,47 @@ def _plain_cpu_buffers() -> Iterator[None]:
         yield
     finally:
         bindings.llama_model_default_params = original
+
+
+@contextlib.contextmanager
+def _quiet_in_place() -> Iterator[None]:
+    """Keep llama.cpp's log quiet while the model loads, without touching the process's
+    stdout and stderr.
+
+    Why: for a quiet load llama-cpp-python points file descriptors 1 and 2 at /dev/null
+    for its duration, which silences every thread: a load running beside the command's
+    own work swallowed whatever the command printed meanwhile (an error line included).
+    Its log lines all pass through its logger's level instead, so that level is raised
+    past CRITICAL for the load: nothing is printed, and nothing else is muted. Wrapped
+    like `_plain_cpu_buffers`, under `_lock`.
+    """
+    import llama_cpp._internals as internals
+    import llama_cpp.llama as module
+    from llama_cpp import _logger
+
+    modules = (module, internals)  # each imported the redirecting one by name
+    name = "suppress_stdout_stderr"
+    originals = [getattr(m, name) for m in modules]
+
+    class Muted:
+        def __init__(self, disable: bool = True) -> None:
+            self.level = _logger.logger.level
+
+        def __enter__(self) -> Muted:
+            self.level = _logger.logger.level
+            _logger.logger.setLevel(logging.CRITICAL + 1)
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            _logger.logger.setLevel(self.level)
+
+    for m in modules:
+        setattr(m, name, Muted)
+    try:
+        yield
+    finally:
+        for m, original in zip(modules, originals, strict=True):
+            setattr(m, name, original)
 
 
 def _fit_messages(llama: Any, messages: list[dict[str, Any]], reserve: int) -> list[dict[str, Any]]:

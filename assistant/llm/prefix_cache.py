@@ -26,16 +26,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from aniso.core.cache import cache_dir
+
 log = logging.getLogger(__name__)
 
 MAGIC = b"aniso-prefix-state 1\n"
 NAME = "prefix-{key}.state"
-
-
-def cache_dir() -> Path:
-    """`$XDG_CACHE_HOME/aniso`, else `~/.cache/aniso`: derived data, never the user's."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "aniso"
 
 
 def prefix_tokens(llama: Any, messages: list[dict[str, Any]]) -> list[int]:

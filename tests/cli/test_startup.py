@@ -53,11 +53,33 @@ def test_the_runner_sees_a_heavy_import() -> None:
     assert loaded == ["pydantic_settings"]
 
 
+def test_opening_the_stores_does_not_import_pandas(data_dir: Path) -> None:
+    """sqlite-utils would import pandas, when installed, for nothing Aniso uses."""
+    status, loaded = _modules_after(["stats"], ("sqlite_utils", "pandas"))
+    assert status == 0
+    assert loaded == ["sqlite_utils"]
+
+
+def test_pandas_stays_usable_beside_aniso() -> None:
+    """Only sqlite-utils' own optional import is skipped: pandas imported before or
+    after works as usual, and sqlite-utils then sees it."""
+    code = (
+        "import aniso, sqlite_utils.db as db, pandas\n"
+        "assert db.pd is None and pandas.DataFrame({'a': [1]}).shape == (1, 1)\n"
+        "import subprocess, sys\n"
+        "first = 'import pandas, aniso, sqlite_utils.db as db; print(db.pd is pandas)'\n"
+        "print(subprocess.run([sys.executable, '-c', first], capture_output=True).stdout)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "b'True\\n'"
+
+
 @pytest.mark.embedded_model
 def test_ask_on_the_embedded_model_does_not_import_litellm(data_dir: Path) -> None:
-    status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp"))
+    status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp", "pandas"))
     assert status == 0
-    assert loaded == ["llama_cpp"]  # the model answered, without litellm
+    assert loaded == ["llama_cpp"]  # the model answered, without litellm (or pandas)
 
 
 def test_timings_change_no_output(data_dir: Path, tmp_path: Path) -> None:
@@ -76,3 +98,34 @@ def test_timings_change_no_output(data_dir: Path, tmp_path: Path) -> None:
     assert {"imports", "stores", "guard", "recall"} <= names
     assert recorded["marks"]["cli"] <= recorded["marks"]["first_token"]
     assert recorded["marks"]["first_token"] <= recorded["marks"]["reply_end"]
+
+
+@pytest.mark.embedded_model
+def test_the_model_loads_beside_the_command_without_muting_it(data_dir: Path) -> None:
+    """The model loads on its own thread while the command goes on: whatever the
+    command writes meanwhile (here straight to file descriptor 1, as a native library
+    or a flush would) reaches the terminal, and the load itself prints nothing."""
+    code = (
+        "import os, time\n"
+        "from aniso import warmup\n"
+        "from aniso.core.settings import load_settings\n"
+        "from aniso.llm import embedded\n"
+        "warming = warmup.start(load_settings({}))\n"
+        "written = 0\n"
+        "while not embedded._loaded or warming.threads[0].is_alive():\n"
+        "    os.write(1, b'line\\n')\n"
+        "    written += 1\n"
+        "    time.sleep(0.002)\n"
+        "warmup.wait(warming)\n"
+        "print(f'written {written}', flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, stdin=subprocess.DEVNULL,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    written = int(lines[-1].split()[1])
+    assert written > 0
+    assert lines[:-1] == ["line"] * written
+    assert done.stderr == b""

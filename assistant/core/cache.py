@@ -1,0 +1,96 @@
+"""Derived data kept in the user's cache dir, rebuilt whenever what it derives from changes.
+
+Why: some indexes are pure functions of files the install ships (the profile rules'
+word index from the lexicon and the pymorphy3 dictionaries, the place index from the
+GeoNames gazetteer). Building them takes seconds of Python work that every new process
+paid before its first reply; reading a saved copy takes a fiftieth of that.
+
+- Correct: a copy is used only under its key, which names every input: the contents of
+  the source files that build it and the versions of the packages whose data it reads.
+  A change to any of them is a new key, and the old file is removed.
+- Never in the way: a file that does not load (truncated, corrupt, from another Python)
+  is removed with one log line and the data is built as if there were none; a cache dir
+  that cannot be written only costs the saving.
+- Nothing the user said: only data derived from the install is kept here, never the
+  data dir's contents (that is why it is `$XDG_CACHE_HOME/aniso`, not the data dir).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import pickle
+from collections.abc import Callable, Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+MAGIC = b"aniso-derived 1\n"
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/aniso`, else `~/.cache/aniso`: derived data, never the user's."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "aniso"
+
+
+def key_of(sources: Iterable[Path], packages: Iterable[str]) -> str:
+    """A key naming the exact inputs: the bytes of `sources` and the installed versions
+    of `packages` (a package that is not installed counts as version "none")."""
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    versions = []
+    for name in packages:
+        try:
+            versions.append([name, metadata.version(name)])
+        except metadata.PackageNotFoundError:
+            versions.append([name, "none"])
+    digest.update(json.dumps(versions).encode())
+    return digest.hexdigest()[:32]
+
+
+def load_or_build(name: str, key: str, build: Callable[[], T], *, folder: Path | None = None) -> T:
+    """The data saved under `name` and `key`, else `build()`, saved for the next process.
+
+    The file is read only if its header repeats the key; a file that fails to load is
+    removed and logged, and the data is built. The data must pickle (plain containers)."""
+    folder = folder or cache_dir()
+    path = folder / f"{name}-{key}.pickle"
+    try:
+        raw: bytes | None = path.read_bytes()
+    except OSError:  # none yet (or unreadable): build
+        raw = None
+    if raw is not None:
+        try:
+            if not raw.startswith(MAGIC + key.encode() + b"\n"):
+                raise ValueError("not a cache file for this key")
+            return pickle.loads(raw[len(MAGIC) + len(key) + 1 :])  # type: ignore[no-any-return]
+        except Exception as error:  # noqa: BLE001 - any unreadable file is rebuilt
+            log.warning("cache %s unusable (%s); rebuilt", path.name, type(error).__name__)
+            with contextlib.suppress(OSError):
+                path.unlink()
+    data = build()
+    _save(path, name, key, data)
+    return data
+
+
+def _save(path: Path, name: str, key: str, data: object) -> None:
+    """Write atomically (a reader never sees half a file), then drop this name's older
+    files: one file per name."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.write_bytes(MAGIC + key.encode() + b"\n" + pickle.dumps(data, protocol=5))
+        partial.replace(path)
+        for other in path.parent.glob(f"{name}-*.pickle"):
+            if other != path:
+                other.unlink(missing_ok=True)
+    except OSError as error:  # a full disk, a read-only home: the saving is lost, not the data
+        log.warning("cache %s not written: %s", path.name, error)

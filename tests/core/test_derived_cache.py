@@ -1,0 +1,86 @@
+"""Derived indexes read from the cache dir are the indexes built from scratch, a broken
+file costs one log line, and a changed input is a new key."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from aniso.core import cache
+from aniso.profile import lexicon, places
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "aniso"
+
+
+def _fresh_indexes() -> None:
+    lexicon._index.cache_clear()  # noqa: SLF001 - as a new process would start
+    places._index.cache_clear()  # noqa: SLF001
+
+
+def test_the_saved_indexes_are_the_built_ones(folder: Path) -> None:
+    _fresh_indexes()
+    built_terms = lexicon._index()  # noqa: SLF001 - built, then saved
+    built_places = places._index()  # noqa: SLF001
+    assert sorted(path.name.split("-")[0] for path in folder.iterdir()) == ["lexicon", "places"]
+    _fresh_indexes()
+    assert lexicon._index() == built_terms == lexicon.build_index()  # noqa: SLF001
+    read = places._index()  # noqa: SLF001
+    assert read == built_places
+    gazetteer = places.build_index()
+    assert set(read.codes) == set(gazetteer)
+    assert all(read.get(name) == entry for name, entry in gazetteer.items())
+    assert places.lookup("Львові") == places.Place("Lviv", "Europe/Kyiv", 717273)
+    assert [m.term.canonical for m in lexicon.mentions("люблю стейки и йогу")] == [
+        "steak",
+        "yoga",
+    ]
+
+
+def test_a_saved_copy_is_read_instead_of_built(folder: Path) -> None:
+    calls: list[int] = []
+
+    def build() -> dict[str, int]:
+        calls.append(1)
+        return {"a": len(calls)}
+
+    assert cache.load_or_build("probe", "k1", build) == {"a": 1}
+    assert cache.load_or_build("probe", "k1", build) == {"a": 1}
+    assert calls == [1]
+
+
+def test_a_broken_file_is_rebuilt_with_one_log_line(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache.load_or_build("probe", "k1", lambda: [1, 2, 3])
+    (saved,) = folder.iterdir()
+    saved.write_bytes(saved.read_bytes()[:-5])  # truncated
+    with caplog.at_level(logging.WARNING, logger="aniso.core.cache"):
+        assert cache.load_or_build("probe", "k1", lambda: [4]) == [4]
+    assert [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()] != []
+    assert len(caplog.records) == 1
+    assert cache.load_or_build("probe", "k1", lambda: [5]) == [4]  # the rebuilt copy
+
+
+def test_a_changed_input_is_a_new_key_and_the_old_file_goes(folder: Path, tmp_path: Path) -> None:
+    source = tmp_path / "source.py"
+    source.write_text("A = 1\n")
+    first = cache.key_of([source], ["numpy"])
+    cache.load_or_build("probe", first, lambda: "old")
+    source.write_text("A = 2\n")
+    second = cache.key_of([source], ["numpy"])
+    assert second != first
+    assert cache.key_of([source], ["numpy", "no-such-package"]) != second
+    assert cache.load_or_build("probe", second, lambda: "new") == "new"
+    assert [path.name for path in folder.iterdir()] == [f"probe-{second}.pickle"]
+
+
+def test_an_unwritable_cache_dir_costs_only_the_saving(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert cache.load_or_build("probe", "k1", lambda: 7, folder=blocked / "aniso") == 7
