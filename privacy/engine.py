@@ -158,8 +158,7 @@ def analyze_without_nlp(text: str) -> list[Finding]:
 
     text = fold(text)
     results = []
-    for recognizer in _direct_recognizers():
-        entities = recognizer.get_supported_entities()
+    for recognizer, entities in _direct_recognizers():
         found = recognizer.analyze(text, entities, None)
         if found:
             found = recognizer.enhance_using_context(text, found, [], None, None)
@@ -171,7 +170,7 @@ def analyze_without_nlp(text: str) -> list[Finding]:
 
 
 @functools.cache
-def _direct_recognizers() -> list[EntityRecognizer]:
+def _direct_recognizers() -> list[tuple[EntityRecognizer, list[str]]]:
     from aniso.privacy.recognizers import build_recognizers
 
-    return build_recognizers(LANGUAGES[0])
+    return [(rec, rec.get_supported_entities()) for rec in build_recognizers(LANGUAGES[0])]
