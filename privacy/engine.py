@@ -144,25 +144,33 @@ def _bound_vocabulary(analyzer: AnalyzerEngine, language: str) -> None:
 def analyze_without_nlp(text: str) -> list[Finding]:
     """The same recognizers, called directly, skipping presidio's engine and tokenization.
 
-    Used when the engine itself fails (a text longer than spaCy's max_length, a broken
-    install): our recognizers need no NLP artifacts, so the guard still protects.
+    Same findings as `analyze`: no recognizer of ours reads the NLP artifacts (the
+    pipelines are blank, cues are matched on the raw text, none declares presidio
+    context words), and the steps after the recognizers (threshold, dropping a span
+    held inside another of its type) are presidio's own. Tokenizing and building those
+    artifacts was over half of `analyze`'s time, so bulk paths (`Guard.scan_many`) use
+    this; so does the guard when the engine itself fails (a text longer than spaCy's
+    max_length, a broken install).
     """
+    from presidio_analyzer import EntityRecognizer
+
     from aniso.privacy.recognizers import THRESHOLD
 
     text = fold(text)
-    findings: list[Finding] = []
-    for recognizer in _direct_recognizers():
-        entities = recognizer.get_supported_entities()
-        results = recognizer.analyze(text, entities, None)
-        results = recognizer.enhance_using_context(text, results, [], None, None)
-        findings += [
-            Finding(r.entity_type, r.start, r.end, r.score) for r in results if r.score >= THRESHOLD
-        ]
-    return findings
+    results = []
+    for recognizer, entities in _direct_recognizers():
+        found = recognizer.analyze(text, entities, None)
+        if found:
+            found = recognizer.enhance_using_context(text, found, [], None, None)
+            results += [r for r in found if r.score >= THRESHOLD]
+    return [
+        Finding(r.entity_type, r.start, r.end, r.score)
+        for r in EntityRecognizer.remove_duplicates(results)
+    ]
 
 
 @functools.cache
-def _direct_recognizers() -> list[EntityRecognizer]:
+def _direct_recognizers() -> list[tuple[EntityRecognizer, list[str]]]:
     from aniso.privacy.recognizers import build_recognizers
 
-    return build_recognizers(LANGUAGES[0])
+    return [(rec, rec.get_supported_entities()) for rec in build_recognizers(LANGUAGES[0])]

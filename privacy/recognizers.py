@@ -13,6 +13,7 @@ any of en/ru/uk labels them (see cues.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -37,6 +38,19 @@ DEFAULT_FLAGS = CASE_SENSITIVE | regex.IGNORECASE
 
 Validator = Callable[[str], bool]
 Finder = Callable[[str], list[Hit]]
+
+# The patterns' own `\d` (the `regex` module's, which knows more digits than `str.isdecimal`).
+_DIGIT = regex.compile(r"\d")
+
+
+@functools.lru_cache(maxsize=16)
+def digit_count(text: str) -> int:
+    """How many characters of `text` are digits to the patterns (`_DIGIT`).
+
+    Counted once per text for all recognizers: most texts people write hold no long
+    number, and a pattern that needs ten digits cannot match in a text with nine.
+    """
+    return len(_DIGIT.findall(text))
 
 
 def _boost(
@@ -72,9 +86,13 @@ class CuedPatternRecognizer(PatternRecognizer):
         language: str,
         validator: Validator | None = None,
         flags: int = DEFAULT_FLAGS,
+        min_digits: int = 0,
+        needs: str = "",
     ) -> None:
         self._validator = validator
         self._cue = CUES.get(entity)
+        self.min_digits = min_digits
+        self.needs = needs
         super().__init__(
             supported_entity=entity,
             name=f"{entity}_{language}",
@@ -82,6 +100,25 @@ class CuedPatternRecognizer(PatternRecognizer):
             patterns=patterns,
             global_regex_flags=flags,
         )
+
+    def could_match(self, text: str) -> bool:
+        """False when no pattern can match: fewer digits than the shortest pattern holds,
+        or a character every pattern needs ("@") is missing. Skipping such texts keeps
+        every verdict and saves most of the scan of ordinary prose."""
+        if self.needs and self.needs not in text:
+            return False
+        return self.min_digits == 0 or digit_count(text) >= self.min_digits
+
+    def analyze(  # noqa: D102
+        self,
+        text: str,
+        entities: list[str],
+        nlp_artifacts: NlpArtifacts | None = None,
+        regex_flags: int | None = None,
+    ) -> list[RecognizerResult]:
+        if not self.could_match(text):
+            return []
+        return super().analyze(text, entities, nlp_artifacts, regex_flags)
 
     def validate_result(self, pattern_text: str) -> bool | None:  # noqa: D102
         if self._validator is not None and not self._validator(pattern_text):
@@ -215,10 +252,21 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
         patterns: list[Pattern],
         validator: Validator | None = None,
         flags: int = DEFAULT_FLAGS,
+        *,
+        min_digits: int = 0,
+        needs: str = "",
     ) -> CuedPatternRecognizer:
         return CuedPatternRecognizer(
-            entity, patterns, language=language, validator=validator, flags=flags
+            entity,
+            patterns,
+            language=language,
+            validator=validator,
+            flags=flags,
+            min_digits=min_digits,
+            needs=needs,
         )
+
+    # `min_digits`: the fewest digits any one of the recognizer's patterns can match.
 
     return [
         cued(
@@ -232,6 +280,7 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
                 )
             ],
             validator=_card_ok,
+            min_digits=12,  # 4 + 4 + 4 in the grouped form
         ),
         cued(
             "RU_PASSPORT",
@@ -245,6 +294,7 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
                 Pattern("bare", r"(?<![\d-])\d{10}(?![\d-])", WEAK),
             ],
             validator=_ru_passport_ok,
+            min_digits=10,
         ),
         cued(
             "RU_INN",
@@ -252,6 +302,7 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
             # checksum are more likely the INN than the passport.
             [Pattern("inn", r"(?<![\d-])(?:\d{10}|\d{12})(?![\d-])", WEAK + 0.05)],
             validator=inn_ok,
+            min_digits=10,
         ),
         cued(
             "RU_SNILS",
@@ -261,6 +312,7 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
                 Pattern("bare", r"(?<![\d-])\d{11}(?![\d-])", WEAK),
             ],
             validator=snils_ok,
+            min_digits=11,
         ),
         cued(
             "UA_PASSPORT",
@@ -270,13 +322,15 @@ def build_recognizers(language: str) -> list[EntityRecognizer]:
                 Pattern("lookalike", rf"(?<!\w)[{_LOOKALIKES}]{{2}}{_UA_NUMBER}", WEAK),
             ],
             flags=CASE_SENSITIVE,
+            min_digits=6,
         ),
         cued(
             "UA_ID_CARD",
             [Pattern("id_card", r"(?<![\d-])\d{9}(?![\d-])", WEAK)],
             validator=_not_repetitive,
+            min_digits=9,
         ),
-        cued("EMAIL", [Pattern("email", _EMAIL, 0.85)], validator=_email_ok),
+        cued("EMAIL", [Pattern("email", _EMAIL, 0.85)], validator=_email_ok, needs="@"),
         FinderRecognizer("PHONE", find_phones, language=language),
         FinderRecognizer("IBAN", find_ibans, language=language, anti_cues=False),
         FinderRecognizer("SECRET", find_secrets, language=language, anti_cues=False),

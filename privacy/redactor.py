@@ -15,6 +15,7 @@ import sqlite_utils
 
 from aniso.core.clock import Clock
 from aniso.privacy.audit import audit_record
+from aniso.privacy.findings import ScanResult
 from aniso.privacy.guard import Guard
 from aniso.privacy.notice import notice
 
@@ -52,10 +53,20 @@ class AuditedRedactor:
         if not result.findings:
             return result.text, [], None
         if self.audit:
-            self._audit(text, result.findings)
+            self._audit([(text, result)])
         return result.text, list(result.types), notice(result.types) or None
 
-    def _audit(self, text: str, findings: tuple) -> None:
+    def many(self, texts: list[str]) -> list[str]:
+        """The redacted texts of a batch (`Guard.scan_many`), audited like single ones,
+        in one insert."""
+        results = self.guard.scan_many(texts)
+        if self.audit:
+            self._audit([(text, r) for text, r in zip(texts, results, strict=True) if r.findings])
+        return [result.text for result in results]
+
+    def _audit(self, scanned: list[tuple[str, ScanResult]]) -> None:
+        if not scanned:
+            return
         if self._salt is None:
             self._salt = audit_salt(self.db)
         at = self.clock()
@@ -67,6 +78,7 @@ class AuditedRedactor:
                     audit_record(finding, text[finding.start : finding.end], salt=self._salt, at=at)
                 ),
             }
-            for finding in findings
+            for text, result in scanned
+            for finding in result.findings
         ]
         self.db["audit"].insert_all(rows)

@@ -50,6 +50,7 @@ def step(name: str, folder: Path, file: Path, at: str) -> dict[str, Any]:
                 document,
                 mode="replace",
                 redact=services.redact_text,
+                redact_many=services.redact_texts,
                 path=str(file),
                 at=at,
             )

@@ -92,6 +92,7 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
                 document,
                 mode=mode,  # type: ignore[arg-type]
                 redact=services.redact_text,
+                redact_many=services.redact_texts,
                 path=file,
                 at=services.clock().isoformat(),
                 progress=bar.advance,

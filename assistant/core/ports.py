@@ -79,5 +79,8 @@ class Redaction:
 Redact = Callable[[str], str]
 """Redacts one text for a write path other than chat (summaries, imports, exports)."""
 
+RedactMany = Callable[[list[str]], list[str]]
+"""Redacts a batch of texts with `Redact`'s verdicts, faster (an import's texts)."""
+
 Progress = Callable[[int], None]
 """Told how many more units of a long job are done; only `cli` and `bench` draw it."""

@@ -21,6 +21,7 @@ shifting its ids past the existing ones.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -30,7 +31,7 @@ from typing import Any, Literal
 import sqlite_utils
 
 from aniso.core.db import transaction
-from aniso.core.ports import Redact
+from aniso.core.ports import Redact, RedactMany
 from aniso.data.document import (
     BlockRecord,
     EpisodeRecord,
@@ -40,7 +41,7 @@ from aniso.data.document import (
     ThreadRecord,
     TierEventRecord,
 )
-from aniso.data.export import cached
+from aniso.data.export import CACHED_TEXTS
 from aniso.data.reading import ExportFile, items
 from aniso.tiers import archive
 from aniso.tiers.index import lexical
@@ -115,16 +116,34 @@ class _Offsets:
 
 
 class _Writer:
-    """Inserts one validated document inside the caller's transaction."""
+    """Inserts one validated document inside the caller's transaction.
 
-    def __init__(self, db: sqlite_utils.Database, redact: Redact, shift: _Offsets) -> None:
+    Texts are guarded a block at a time (`prepare`), so the guard's batch form does
+    the work; keywords, terms and short replies repeat across blocks and are scanned
+    once while they stay in `_clean`.
+    """
+
+    def __init__(self, db: sqlite_utils.Database, redact_many: RedactMany, shift: _Offsets) -> None:
         self.db = db
-        self._redact = cached(redact)
+        self._redact_many = redact_many
+        self._clean: dict[str, str] = {}
         self.shift = shift
         self.redacted = 0
 
+    def prepare(self, texts: list[str]) -> None:
+        """Guard, in one batch, the texts the next record will ask `text` for."""
+        wanted = dict.fromkeys(texts)
+        if len(self._clean) + len(wanted) > CACHED_TEXTS:
+            self._clean = {t: self._clean[t] for t in wanted if t in self._clean}
+        fresh = [t for t in wanted if t not in self._clean]
+        if fresh:
+            self._clean.update(zip(fresh, self._redact_many(fresh), strict=True))
+
     def text(self, value: str) -> str:
-        clean = self._redact(value)
+        clean = self._clean.get(value)
+        if clean is None:  # a text `prepare` was not told of: guarded on its own
+            self.prepare([value])
+            clean = self._clean[value]
         self.redacted += clean != value
         return clean
 
@@ -157,6 +176,7 @@ class _Writer:
         lexical.index_episode(self.db, row["id"], row["user_text"], row["at"])
 
     def block(self, block: BlockRecord) -> None:
+        self.prepare(_texts_of(block))
         block_id = self.shift.b(block.id)
         keywords = [self.text(k) for k in block.keywords]
         anchors = [self.text(a) for a in block.anchors]
@@ -323,6 +343,16 @@ class _Writer:
             )
 
 
+def _texts_of(block: BlockRecord) -> list[str]:
+    """Every text `_Writer.block` guards, so that one batch covers the block."""
+    texts = [block.summary, *block.keywords, *block.anchors, *block.terms]
+    episodes = [*block.episodes, *(item.episode for item in block.archive)]
+    for episode in episodes:
+        texts.append(episode.user_text)
+        texts += [value for value in (episode.reply, episode.error) if value is not None]
+    return texts
+
+
 def write_document(
     db: sqlite_utils.Database,
     document: ExportFile,
@@ -332,19 +362,24 @@ def write_document(
     path: str,
     at: str,
     progress: Callable[[int], None] | None = None,
+    redact_many: RedactMany | None = None,
 ) -> ImportReport:
     """Write a validated file in one transaction; nothing is written if anything fails.
 
     The file is read again, record by record, and checked again as it goes: if it
     changed since `read_document`, the check fails and the transaction rolls back.
+    `redact_many`, when given, is `redact` for a batch (the app's `redact_texts`);
+    otherwise `redact` is called per text.
     """
     report = ImportReport(path=path, mode=mode, blocks={tier: 0 for tier in TIERS})
+    if redact_many is None:
+        redact_many = functools.partial(_one_by_one, redact)
     with transaction(db):
         if mode == "replace":
             for table in MEMORY_TABLES:
                 db.execute(f"DELETE FROM {table}")
         shift = _Offsets() if mode == "replace" else _Offsets.past(db)
-        writer = _Writer(db, redact, shift)
+        writer = _Writer(db, redact_many, shift)
         for section, tier, record in items(document.path):
             if section == "tiers":
                 writer.block(record)
@@ -378,6 +413,10 @@ def write_document(
             [at, json.dumps({k: v for k, v in report.as_dict().items() if k != "path"})],
         )
     return report
+
+
+def _one_by_one(redact: Redact, texts: list[str]) -> list[str]:
+    return [redact(text) for text in texts]
 
 
 def _queue_vectors(db: sqlite_utils.Database, shift: _Offsets) -> None:
