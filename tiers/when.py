@@ -206,10 +206,21 @@ def vocabulary() -> _Vocabulary:
 
 
 def _either(patterns: list[str]) -> re.Pattern[str]:
-    """One pattern matching any of `patterns` (their groups made non-capturing)."""
+    """One pattern matching any of `patterns` (their groups made non-capturing).
+
+    The word boundaries `_words` puts around each are put once around the whole
+    alternation: the same matches, but inside a word the engine fails at the boundary
+    instead of trying every alternative, which made reading a message with a time word
+    in it cost a third of a millisecond per pattern (the largest part of an import's
+    indexing)."""
     if not patterns:
         return re.compile(r"(?!)")
-    return re.compile("|".join(re.sub(r"\((?!\?)", "(?:", p) for p in patterns))
+    before, after = _words("\0").split("\0")
+    bounded = all(p.startswith(before) and p.endswith(after) for p in patterns)
+    if bounded:
+        patterns = [p[len(before) : len(p) - len(after)] for p in patterns]
+    either = "|".join(re.sub(r"\((?!\?)", "(?:", p) for p in patterns)
+    return re.compile(f"{before}(?:{either}){after}" if bounded else either)
 
 
 def _shift(at: date, count: int, unit: str) -> Mention:

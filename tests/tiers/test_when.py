@@ -109,3 +109,34 @@ def test_an_unreadable_table_gives_no_time_terms_and_the_message_is_stored(
         assert stored.block_id
     finally:
         when.vocabulary.cache_clear()
+
+
+def test_one_alternation_matches_what_each_pattern_would() -> None:
+    """The word boundaries are put once around the whole alternation; the matches must
+    be those of the patterns tried one by one, inside words and across them."""
+    import re
+
+    from aniso.tiers.when import _either, _words, vocabulary
+
+    vocab = vocabulary()
+    phrases = sorted(vocab.phrases, key=len, reverse=True)
+    plain = re.compile("|".join(_words(re.escape(p)) for p in phrases))
+    texts = [
+        "yesterday",
+        "the day before yesterday we met",
+        "yesterdays",
+        "noyesterday",
+        "позавчера и вчера",
+        "позавчерашний",
+        "вчора ввечері",
+        "2 weeks ago, last week",
+        "_yesterday_",
+        "yesterday's game",
+        "сегодня-завтра",
+    ]
+    for text in texts:
+        assert [
+            m.span() for m in _either([_words(re.escape(p)) for p in phrases]).finditer(text)
+        ] == [m.span() for m in plain.finditer(text)], text
+    assert vocab.any_phrase.search("yesterdays") is None
+    assert vocab.any_phrase.search("we met yesterday").group(0) == "yesterday"
