@@ -110,12 +110,15 @@ class Compactor:
         ).fetchall()
         return [bid for bid, last in rows if datetime.fromisoformat(last).timestamp() <= cutoff]
 
-    def run(self, now: datetime) -> Report:
-        """One pass, under the writer lock: a forget or import waits for it, and it for them."""
-        with writer_lock(self.settings.data_dir):
-            return self._run(now)
+    def run(self, now: datetime, *, settle: bool = True) -> Report:
+        """One pass, under the writer lock: a forget or import waits for it, and it for them.
 
-    def _run(self, now: datetime) -> Report:
+        `settle` off skips reconciling the vector index with SQLite: a catch-up over
+        many nights does it on its last night only, as it reads every key."""
+        with writer_lock(self.settings.data_dir):
+            return self._run(now, settle=settle)
+
+    def _run(self, now: datetime, *, settle: bool) -> Report:
         report = Report(now=now.isoformat())
         started = now.isoformat()
         for block_id in self.candidates(now):
@@ -125,7 +128,7 @@ class Compactor:
             if self.on_block is not None:
                 self.on_block()
         self.memory.dense.flush(self.memory.texts_for)
-        if self.memory.dense.reconcile(now) != (0, 0):
+        if settle and self.memory.dense.reconcile(now) != (0, 0):
             self.memory.dense.flush(self.memory.texts_for)
         with transaction(self.db):
             self.db.execute(

@@ -162,6 +162,7 @@ class Backend:
             last_run=last_run,
             now=self.now(),
             refresh=self.refresh_threads,
+            catch_up=self.catch_up,
         )
 
     def stop(self) -> None:
@@ -274,6 +275,16 @@ class Backend:
         with self._lock:
             services = self.services()
             return make_compactor(services).run(self.now()).as_dict()
+
+    def catch_up(self) -> int:
+        """The nights missed while the app was closed, one by one (the start-up job)."""
+        from aniso import nightly
+
+        with self._lock:
+            services = self.services()
+            if services.controller.temporary:
+                return 0
+            return nightly.catch_up(services.compactor(), self.now()).nights
 
     def refresh_threads(self) -> int:
         """Write the thread briefs that are due (the scheduler's hourly job)."""
