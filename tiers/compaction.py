@@ -39,11 +39,14 @@ WARM_SHARE_END = 0.1  # ... and just before turning cold
 MAX_POINTERS = 5
 
 
-def target_tier(*, idle_days: float, held: bool, settings: Settings) -> str:
-    """Where a block belongs by time since last access; markers hold it hot."""
+def target_tier(
+    *, idle_days: float, held: bool, settings: Settings, linked_to_open: bool = False
+) -> str:
+    """Where a block belongs by time since last access; markers hold it hot, and a
+    strong link to an open problem keeps it from going cold while the problem is open."""
     if held or idle_days < settings.hot_days:
         return "hot"
-    if idle_days < settings.cold_days:
+    if idle_days < settings.cold_days or linked_to_open:
         return "warm"
     return "cold"
 
@@ -121,8 +124,10 @@ class Compactor:
     def _run(self, now: datetime, *, settle: bool) -> Report:
         report = Report(now=now.isoformat())
         started = now.isoformat()
-        for block_id in self.candidates(now):
-            plan = self._plan(block_id, now)
+        candidates = self.candidates(now)
+        linked = links.linked_to_open(self.db, candidates)
+        for block_id in candidates:
+            plan = self._plan(block_id, now, linked_to_open=block_id in linked)
             if plan is not None:
                 self._apply(plan, now, report)
             if self.on_block is not None:
@@ -137,7 +142,7 @@ class Compactor:
             )
         return report
 
-    def _plan(self, block_id: int, now: datetime) -> _Plan | None:
+    def _plan(self, block_id: int, now: datetime, *, linked_to_open: bool) -> _Plan | None:
         row = self.db.execute(
             "SELECT tier, version, last_access, size, important, open, pinned, kept_share "
             "FROM blocks WHERE id = ?",
@@ -148,7 +153,10 @@ class Compactor:
         tier, version, last_access, size, important, is_open, pinned, share_now = row
         idle = (now - datetime.fromisoformat(last_access)).total_seconds() / 86400
         target = target_tier(
-            idle_days=idle, held=bool(important or is_open or pinned), settings=self.settings
+            idle_days=idle,
+            held=bool(important or is_open or pinned),
+            settings=self.settings,
+            linked_to_open=linked_to_open,
         )
         if RANK[target] < RANK[tier]:
             target = tier  # the compactor only moves down; use moves blocks up

@@ -257,6 +257,17 @@ class Backend:
             with transaction(db):
                 set_marker(db, block_id, "pinned", value)
 
+    def clear_markers(self, block_id: int) -> bool:
+        """Take back "important" and "open problem" (the user's `c`, as "that's done"
+        in words); False when the block held neither."""
+        from aniso.core.db import transaction
+        from aniso.tiers.blocks import clear_markers
+
+        with self._lock:
+            db = self.services().db
+            with transaction(db):
+                return clear_markers(db, block_id)
+
     def forget(self, block_ids: list[int]) -> int:
         with self._lock:
             return data_actions.forget_blocks(self.services(), block_ids)
