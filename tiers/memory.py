@@ -86,12 +86,25 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
 
 
+REPLY_MARK = "\n(the assistant's reply, not the user's words: "
+"""How a recalled reply is marked. A reply (above all a small model's) may have made
+something up; shown like the user's words it came back later as a fact. Marked, it is
+what the assistant said then, below the user's statement it answers."""
+
+
 def episode_text(user_text: str, reply: str | None) -> str:
-    """What an episode contributes to recall: the user's words, then a trimmed reply."""
+    """What an episode contributes to recall: the user's words, then a trimmed reply,
+    marked as the assistant's (replies are never indexed: one never ranks on its own)."""
     if not reply:
         return user_text
     trimmed = reply if len(reply) <= 280 else reply[:277] + "..."
-    return f"{user_text}\n(reply: {trimmed})"
+    return f"{user_text}{REPLY_MARK}{trimmed})"
+
+
+def user_words(text: str) -> str:
+    """An item's text without the assistant's reply: the user's words, the source of
+    truth for triage, de-duplication and the outdated check."""
+    return text.split(REPLY_MARK)[0]
 
 
 class TieredMemory:
@@ -855,7 +868,7 @@ def _mix_criticality(hits: list[_Hit], found: dict[int, ActualityInputs], weight
     for hit in hits:
         inputs = found.get(hit.block_id)
         critical = triage.criticality(
-            hit.text.split("\n(reply:")[0],
+            user_words(hit.text),
             important=bool(inputs and inputs.important),
             open_=bool(inputs and inputs.open),
             pinned=bool(inputs and inputs.pinned),
@@ -880,7 +893,7 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
     for hit in hits:
         if len(items) >= limit:
             break
-        normalised = " ".join(hit.text.split("\n(reply:")[0].lower().split())
+        normalised = " ".join(user_words(hit.text).lower().split())
         if hit.key in seen_keys or normalised in seen_texts:
             continue
         seen_keys.add(hit.key)
@@ -892,7 +905,7 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
 def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
     from dataclasses import replace
 
-    return replace(item, outdated=is_outdated(item.text, item.at))
+    return replace(item, outdated=is_outdated(user_words(item.text), item.at))
 
 
 def _salient_terms(terms: Sequence[str]) -> list[str]:
