@@ -21,6 +21,7 @@ from typing import Protocol
 
 import sqlite_utils
 
+from aniso.attribution import attribute, fact_terms
 from aniso.core import timings
 from aniso.core.clock import Clock
 from aniso.core.db import store_error
@@ -112,6 +113,7 @@ class MemoryController:
         self._temporary_turns: list[tuple[str, str]] = []
         self.last_context: list[MemoryItem] = []
         self._correction_pending = False
+        self._profile_before = ""
 
     def _llm_sees_raw(self) -> bool:
         policy = self.settings.llm_sees
@@ -139,6 +141,9 @@ class MemoryController:
             cause = error if isinstance(error, StoreError) else store_error(error)
             raise StoreError(f"{cause}; this message was not stored") from None
         self._correction_pending = is_correction(redacted)
+        # What the corrected reply's prompt carried of the profile: before this
+        # message's own extraction restates the fact.
+        self._profile_before = self.profile_text() if self._correction_pending else ""
         changes: tuple[Change, ...] = ()
         if self.profile is not None:
             try:
@@ -187,7 +192,7 @@ class MemoryController:
 
         items = run()
         if self._correction_pending:
-            self._record_miss(items, episode_id=current_episode)
+            self._record_miss(query, items, episode_id=current_episode)
         restored_any = False
         for block in self._blocks_to_unpack(query, items):
             restored = unpack.deep(
@@ -204,17 +209,31 @@ class MemoryController:
         # Everything old that was not unpacked is shown shallow and stays where it is.
         return gist.present(self.db, query, items)
 
-    def _record_miss(self, held: list[MemoryItem], *, episode_id: int | None) -> None:
-        """A correction ("I already told you...") is a retrieval miss: good memory would
-        have made it unnecessary. Keep what memory held for it and what the previous
-        turn injected, so a miss can be diagnosed and `aniso stats` can show the rate."""
+    def _record_miss(
+        self, correction: str, held: list[MemoryItem], *, episode_id: int | None
+    ) -> None:
+        """A correction ("I already told you...") is a miss: a retrieval miss when memory
+        did not supply the fact to the reply it corrects, else a reply miss
+        (`attribution`). Keep what memory held for it and what the previous turn
+        injected, so a miss can be diagnosed and `aniso stats` can show both rates."""
         self._correction_pending = False
-
+        # The corrected reply's prompt: the profile, the memories injected, and the
+        # session's recent turns (a fact said two messages ago is in the prompt).
+        recent = episodes.recent_in_session(self.db, self.session, limit=RECENT_TURNS + 1)
+        supplied = [
+            self._profile_before,
+            *(item["text"] for item in self._state.context),
+            *(turn.user_text for turn in recent if turn.id != episode_id),
+        ]
+        cause, found = attribute(correction, supplied)
         detail = {
             "episode_id": episode_id,
+            "cause": cause,
+            "fact": fact_terms(correction),
+            "fact_supplied": found,
             "held": unpack_state.brief(held),
             "injected": self._state.context,
-            "profile": self.profile_text()[:500],
+            "profile": self._profile_before[:500],
         }
         self.db["audit"].insert(
             {"at": self.clock().isoformat(), "kind": "miss", "detail": json.dumps(detail)}

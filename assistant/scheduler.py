@@ -63,8 +63,10 @@ def start(
     last_run: datetime | None,
     now: datetime,
     refresh: Callable[[], Any] | None = None,
+    catch_up: Callable[[], Any] | None = None,
 ) -> Any:
-    """Start the background scheduler; runs once at once if a night was missed.
+    """Start the background scheduler; at once, if a night was missed, runs `catch_up`
+    (the missed nights one by one), or else `run` once.
 
     `refresh` (push refresh of open threads) runs beside it: at once (catch-up) and
     then every REFRESH_EVERY_MINUTES."""
@@ -84,7 +86,7 @@ def start(
         replace_existing=True,
     )
     if needs_catch_up(settings, now, last_run):
-        scheduler.add_job(run, id=f"{JOB_ID}-catch-up", max_instances=1)
+        scheduler.add_job(catch_up or run, id=f"{JOB_ID}-catch-up", max_instances=1)
     if refresh is not None:
         scheduler.add_job(
             refresh,

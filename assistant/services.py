@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from aniso import nightly
 from aniso.chat import Assistant
 from aniso.controller import MemoryController
 from aniso.core.clock import Clock, SimulatedClock, parse_instant, system_clock
 from aniso.core.db import PRIVATE_UMASK, open_db
 from aniso.core.errors import ConfigError
-from aniso.core.ports import Embedder
+from aniso.core.ports import Embedder, Progress
 from aniso.core.runtime import wipe_freed_memory
 from aniso.core.settings import LOCAL_EMBEDDING, Settings
 from aniso.llm.gateway import LLMGateway
@@ -67,11 +68,20 @@ class Services:
         self.controller.memory.dense.close()
         self.db.conn.close()
 
-    def catch_up(self) -> None:
-        """What a command does first, as the app does at start: write the thread briefs
-        that fell due while nothing ran (a temporary chat writes nothing)."""
+    def catch_up(
+        self,
+        *,
+        start_progress: Callable[[int], Progress] | None = None,
+        notice: Callable[[str], None] = log.info,
+    ) -> None:
+        """What a command does first, as the app does at start: run the nights missed,
+        one by one, then write the thread briefs that fell due while nothing ran (a
+        temporary chat writes nothing)."""
         if self.controller.temporary:
             return
+        done = nightly.catch_up(self.compactor(), self.clock(), start_progress=start_progress)
+        if done.busy:
+            notice(nightly.BUSY)
         try:
             self.refresher.run()
         except Exception as error:  # noqa: BLE001 - a late brief must not stop a command

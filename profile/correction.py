@@ -28,3 +28,8 @@ _CORRECTION = re.compile(
 def is_correction(text: str) -> bool:
     """True when the user says they have told us this before."""
     return _CORRECTION.search(text) is not None
+
+
+def restated(text: str) -> str:
+    """The fact a correction restates: the message without its "I already told you"."""
+    return _CORRECTION.sub(" ", text)

@@ -11,12 +11,25 @@ from dataclasses import dataclass
 from datetime import datetime
 
 RECENCY_HALF_LIFE_DAYS = 14.0
+USE_HALF_LIFE_DAYS = 30.0
+"""Frequency of use is counted over a recent window: each use adds one to a count
+that halves every month. A block used daily in spring no longer ranks as "in use"
+in autumn, as a lifetime count would have it."""
+
+
+def recent_uses(count: float, since: datetime | None, now: datetime) -> float:
+    """The decayed use count at `now`, from `count` as it stood at `since`."""
+    if since is None or count <= 0:
+        return 0.0
+    days = max(0.0, (now - since).total_seconds() / 86400)
+    return count * 0.5 ** (days / USE_HALF_LIFE_DAYS)
 
 
 @dataclass(frozen=True)
 class ActualityInputs:
     last_access: datetime
-    access_count: int
+    uses: float
+    """Uses in the recent window: `recent_uses` at the time of ranking."""
     important: bool
     open: bool
     pinned: bool
@@ -24,14 +37,14 @@ class ActualityInputs:
 
 
 def actuality(inputs: ActualityInputs, now: datetime) -> float:
-    """A score in [0, 1]: recency decay, use, importance, open problems, pins.
+    """A score in [0, 1]: recency decay, recent use, importance, open problems, pins.
 
-    Recency decays exponentially with a two-week half-life; repeated access and the
-    markers lift a block up, because a person keeps what they use and care about.
+    Recency decays exponentially with a two-week half-life; repeated recent use and
+    the markers lift a block up, because a person keeps what they use and care about.
     """
     age_days = max(0.0, (now - inputs.last_access).total_seconds() / 86400)
     recency = 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
-    use = 1 - math.exp(-inputs.access_count / 4)
+    use = 1 - math.exp(-inputs.uses / 4)
     markers = max(
         0.6 if inputs.important else 0.0,
         0.7 if inputs.open else 0.0,

@@ -16,6 +16,7 @@ import numpy as np
 import sqlite_utils
 
 from aniso.core.db import select_in
+from aniso.tiers.actuality import recent_uses
 from aniso.tiers.model import TIERS
 
 GAP = timedelta(hours=6)
@@ -155,8 +156,10 @@ def add_episode(
     important: bool,
     opens: bool,
     resolves: bool,
+    clears: bool = False,
 ) -> None:
-    """Update the block for one more episode: centroid, size, markers, times."""
+    """Update the block for one more episode: centroid, size, markers, times.
+    `clears` ("that's done") takes the block's importance and open problem back."""
     row = db.execute("SELECT size, centroid FROM blocks WHERE id = ?", [block_id]).fetchone()
     size, blob = row
     centroid = _centroid(blob)
@@ -166,29 +169,39 @@ def add_episode(
     open_value = "open"
     if opens:
         open_value = "1"
-    elif resolves:
+    elif resolves or clears:
         open_value = "0"
+    important_value = "0" if clears else "max(important, ?)"
+    params = [] if clears else [int(important)]
     db.execute(
         f"UPDATE blocks SET size = size + 1, centroid = ?, last_episode_at = ?, "
-        f"last_access = ?, important = max(important, ?), open = {open_value}, "
+        f"last_access = ?, important = {important_value}, open = {open_value}, "
         f"version = version + 1 WHERE id = ?",
         [
             None if centroid is None else centroid.astype(np.float32).tobytes(),
             at.isoformat(),
             at.isoformat(),
-            int(important),
+            *params,
             block_id,
         ],
     )
 
 
 def touch(db: sqlite_utils.Database, block_ids: Sequence[int], *, at: datetime) -> None:
-    """Record access: recalled blocks stay fresh, and a migration in flight sees it."""
+    """Record a use: used blocks stay fresh, their recent-use count grows by one (after
+    decaying to `at`), and a migration in flight sees it."""
     for block_id in set(block_ids):
+        row = db.execute(
+            "SELECT recent_uses, uses_at FROM blocks WHERE id = ?", [block_id]
+        ).fetchone()
+        if row is None:
+            continue
+        since = datetime.fromisoformat(row[1]) if row[1] else None
+        uses = recent_uses(row[0], since, at) + 1
         db.execute(
             "UPDATE blocks SET last_access = max(last_access, ?), access_count = access_count + 1,"
-            " version = version + 1 WHERE id = ?",
-            [at.isoformat(), block_id],
+            " recent_uses = ?, uses_at = ?, version = version + 1 WHERE id = ?",
+            [at.isoformat(), uses, at.isoformat(), block_id],
         )
 
 
@@ -200,6 +213,23 @@ def counts_by_tier(db: sqlite_utils.Database) -> dict[str, int]:
     ):
         counts[tier] = count
     return counts
+
+
+def is_marked(db: sqlite_utils.Database, block_id: int) -> bool:
+    """Whether the block holds a marker a user can take back (important or open)."""
+    row = db.execute("SELECT important, open FROM blocks WHERE id = ?", [block_id]).fetchone()
+    return bool(row and (row[0] or row[1]))
+
+
+def clear_markers(db: sqlite_utils.Database, block_id: int) -> bool:
+    """Take importance and the open problem back; False when the block held neither."""
+    if not is_marked(db, block_id):
+        return False
+    db.execute(
+        "UPDATE blocks SET important = 0, open = 0, version = version + 1 WHERE id = ?",
+        [block_id],
+    )
+    return True
 
 
 def set_marker(db: sqlite_utils.Database, block_id: int, marker: str, value: bool) -> None:

@@ -39,11 +39,14 @@ WARM_SHARE_END = 0.1  # ... and just before turning cold
 MAX_POINTERS = 5
 
 
-def target_tier(*, idle_days: float, held: bool, settings: Settings) -> str:
-    """Where a block belongs by time since last access; markers hold it hot."""
+def target_tier(
+    *, idle_days: float, held: bool, settings: Settings, linked_to_open: bool = False
+) -> str:
+    """Where a block belongs by time since last access; markers hold it hot, and a
+    strong link to an open problem keeps it from going cold while the problem is open."""
     if held or idle_days < settings.hot_days:
         return "hot"
-    if idle_days < settings.cold_days:
+    if idle_days < settings.cold_days or linked_to_open:
         return "warm"
     return "cold"
 
@@ -110,22 +113,27 @@ class Compactor:
         ).fetchall()
         return [bid for bid, last in rows if datetime.fromisoformat(last).timestamp() <= cutoff]
 
-    def run(self, now: datetime) -> Report:
-        """One pass, under the writer lock: a forget or import waits for it, and it for them."""
-        with writer_lock(self.settings.data_dir):
-            return self._run(now)
+    def run(self, now: datetime, *, settle: bool = True) -> Report:
+        """One pass, under the writer lock: a forget or import waits for it, and it for them.
 
-    def _run(self, now: datetime) -> Report:
+        `settle` off skips reconciling the vector index with SQLite: a catch-up over
+        many nights does it on its last night only, as it reads every key."""
+        with writer_lock(self.settings.data_dir):
+            return self._run(now, settle=settle)
+
+    def _run(self, now: datetime, *, settle: bool) -> Report:
         report = Report(now=now.isoformat())
         started = now.isoformat()
-        for block_id in self.candidates(now):
-            plan = self._plan(block_id, now)
+        candidates = self.candidates(now)
+        linked = links.linked_to_open(self.db, candidates)
+        for block_id in candidates:
+            plan = self._plan(block_id, now, linked_to_open=block_id in linked)
             if plan is not None:
                 self._apply(plan, now, report)
             if self.on_block is not None:
                 self.on_block()
         self.memory.dense.flush(self.memory.texts_for)
-        if self.memory.dense.reconcile(now) != (0, 0):
+        if settle and self.memory.dense.reconcile(now) != (0, 0):
             self.memory.dense.flush(self.memory.texts_for)
         with transaction(self.db):
             self.db.execute(
@@ -134,7 +142,7 @@ class Compactor:
             )
         return report
 
-    def _plan(self, block_id: int, now: datetime) -> _Plan | None:
+    def _plan(self, block_id: int, now: datetime, *, linked_to_open: bool) -> _Plan | None:
         row = self.db.execute(
             "SELECT tier, version, last_access, size, important, open, pinned, kept_share "
             "FROM blocks WHERE id = ?",
@@ -145,7 +153,10 @@ class Compactor:
         tier, version, last_access, size, important, is_open, pinned, share_now = row
         idle = (now - datetime.fromisoformat(last_access)).total_seconds() / 86400
         target = target_tier(
-            idle_days=idle, held=bool(important or is_open or pinned), settings=self.settings
+            idle_days=idle,
+            held=bool(important or is_open or pinned),
+            settings=self.settings,
+            linked_to_open=linked_to_open,
         )
         if RANK[target] < RANK[tier]:
             target = tier  # the compactor only moves down; use moves blocks up

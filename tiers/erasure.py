@@ -338,5 +338,8 @@ def _scrub_misses(
         for item in quoted:
             item["text"] = ""
         record["profile"] = ""
+        for terms in ("fact", "fact_supplied"):  # stems of the correction's words
+            if terms in record:
+                record[terms] = []
         db.execute("UPDATE audit SET detail = ? WHERE id = ?", [json.dumps(record), row_id])
         erased.miss_records += 1

@@ -17,6 +17,9 @@ import sqlite_utils
 TERM_FANOUT = 20  # a term shared by more blocks than this is too common to link on
 TERMS_PER_EPISODE = 8
 LINK_HALF_LIFE_DAYS = 90.0
+OPEN_LINK_WEIGHT = 1.0
+"""A link this strong ties a block to an open problem: two rare shared terms, or use
+together; one shared term (≤ 0.59) or adjacency in time (0.5) is not enough."""
 
 
 def _pair(first: int, second: int) -> tuple[int, int]:
@@ -110,6 +113,25 @@ def neighbours(
     scored = [(other, effective_weight(w, updated, now)) for other, w, updated in rows]
     strong = [(other, w) for other, w in scored if w >= min_weight]
     return sorted(strong, key=lambda item: -item[1])[:limit]
+
+
+def linked_to_open(db: sqlite_utils.Database, block_ids: Iterable[int]) -> set[int]:
+    """Those of `block_ids` strongly linked (weight ≥ OPEN_LINK_WEIGHT) to an active
+    block with an open problem: what the user is working on keeps them near. The
+    stored weight counts, not the aged one: the link matters while the problem is open,
+    however long that takes. Open problems are few, so only their links are read."""
+    wanted = set(block_ids)
+    open_ids = [
+        row[0] for row in db.execute("SELECT id FROM blocks WHERE open = 1 AND status = 'active'")
+    ]
+    if not wanted or not open_ids:
+        return set()
+    marks = ",".join("?" * len(open_ids))
+    rows = db.execute(
+        f"SELECT a, b FROM links WHERE weight >= ? AND (a IN ({marks}) OR b IN ({marks}))",
+        [OPEN_LINK_WEIGHT, *open_ids, *open_ids],
+    ).fetchall()
+    return {block for pair in rows for block in pair if block in wanted} - set(open_ids)
 
 
 def inherit(db: sqlite_utils.Database, new: int, old: int, *, at: datetime) -> None:

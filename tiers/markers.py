@@ -1,6 +1,8 @@
 """Markers a person puts on a memory: "remember this", an open problem, its resolution.
 
-They hold a block up against migration: importance and open problems keep it hot.
+They hold a block up against migration: importance and open problems keep it hot,
+and blocks linked to an open problem keep it from going cold. "That's done", "это уже
+не важно" or "це вже не важливо" takes them back (`CLEARED`), as the TUI's `c` does.
 Rules cover English, Russian and Ukrainian; they look at the user's words only.
 """
 
@@ -31,9 +33,24 @@ RESOLVED = re.compile(
     re.IGNORECASE,
 )
 
+CLEARED = re.compile(
+    r"\b(that'?s done|it'?s done|(that|it)'?s (no longer|not) important( any ?more)?|"
+    r"(that|it) (doesn'?t|does not) matter any ?more|no longer (important|matters|relevant)|"
+    r"not important any ?more|not relevant any ?more)\b|"
+    r"((это|оно)\s+(уже|больше)\s+не\s*важно|уже\s+неважно|больше\s+не\s+важно|"
+    r"(це|воно)\s+(вже|більше)\s+не\s*важливо|вже\s+неважливо|більше\s+не\s+важливо|"
+    r"вже\s+не\s+актуально)",
+    re.IGNORECASE,
+)
+"""The user takes a marker back: what was important, or open, no longer is."""
+
 
 def is_important(text: str) -> bool:
     return bool(IMPORTANT.search(text))
+
+
+def clears_markers(text: str) -> bool:
+    return bool(CLEARED.search(text))
 
 
 def opens_problem(text: str) -> bool:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import sqlite_utils
@@ -23,7 +23,7 @@ import sqlite_utils
 from aniso.core.db import select_in, transaction
 from aniso.core.tokens import count_tokens
 from aniso.tiers import archive, blocks, entities, links, lists, markers, triage
-from aniso.tiers.actuality import ActualityInputs, actuality
+from aniso.tiers.actuality import ActualityInputs, actuality, recent_uses
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import DenseMemory, archive_key, block_key, episode_key, parse_key
 from aniso.tiers.model import MemoryItem, Quote
@@ -86,12 +86,25 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
 
 
+REPLY_MARK = "\n(the assistant's reply, not the user's words: "
+"""How a recalled reply is marked. A reply (above all a small model's) may have made
+something up; shown like the user's words it came back later as a fact. Marked, it is
+what the assistant said then, below the user's statement it answers."""
+
+
 def episode_text(user_text: str, reply: str | None) -> str:
-    """What an episode contributes to recall: the user's words, then a trimmed reply."""
+    """What an episode contributes to recall: the user's words, then a trimmed reply,
+    marked as the assistant's (replies are never indexed: one never ranks on its own)."""
     if not reply:
         return user_text
     trimmed = reply if len(reply) <= 280 else reply[:277] + "..."
-    return f"{user_text}\n(reply: {trimmed})"
+    return f"{user_text}{REPLY_MARK}{trimmed})"
+
+
+def user_words(text: str) -> str:
+    """An item's text without the assistant's reply: the user's words, the source of
+    truth for triage, de-duplication and the outdated check."""
+    return text.split(REPLY_MARK)[0]
 
 
 class TieredMemory:
@@ -131,6 +144,7 @@ class TieredMemory:
         with transaction(self.db):
             block_id, reason = blocks.choose(self.db, at=at, vector=vector, terms=terms)
             new_block = block_id is None
+            previous = None
             if block_id is None:
                 previous = blocks.current_hot(self.db)
                 block_id = blocks.create(self.db, at=at)
@@ -151,6 +165,13 @@ class TieredMemory:
                 ],
             )
             episode_id = int(cursor.lastrowid or 0)
+            clears = markers.clears_markers(user_text)
+            # "That's done" is about this block when it holds a marker; said right after
+            # a topic (a short message reads as a shift), about the block it closes;
+            # else about the marked block it shares the most words with.
+            elsewhere = clears and not blocks.is_marked(self.db, block_id)
+            if elsewhere and previous is not None and reason == "topic-shift":
+                elsewhere = not blocks.clear_markers(self.db, previous["id"])
             blocks.add_episode(
                 self.db,
                 block_id,
@@ -159,11 +180,14 @@ class TieredMemory:
                 important=markers.is_important(user_text),
                 opens=markers.opens_problem(user_text),
                 resolves=markers.resolves_problem(user_text),
+                clears=clears,
             )
             lexical.index_episode(self.db, episode_id, user_text, at)
             links.add_terms(self.db, block_id, _salient_terms(terms), at=at)
-            if markers.resolves_problem(user_text):
-                _close_related_problem(self.db, block_id, _salient_terms(terms))
+            if elsewhere:
+                _close_related(self.db, block_id, _salient_terms(terms), clear=True)
+            elif markers.resolves_problem(user_text) and not clears:
+                _close_related(self.db, block_id, _salient_terms(terms), clear=False)
             self.dense.enqueue("upsert", episode_key(episode_id), at=at)
         if defer_index:
             self.dense.hold(episode_key(episode_id), vector)
@@ -557,7 +581,7 @@ class TieredMemory:
         return extra
 
     def _rank(self, hits: list[_Hit], *, now: datetime, triage_weight: float = 0.0) -> list[_Hit]:
-        found = _actuality_inputs(self.db, [hit.block_id for hit in hits])
+        found = _actuality_inputs(self.db, [hit.block_id for hit in hits], now=now)
         for hit in hits:
             inputs = found.get(hit.block_id)
             if inputs is not None:
@@ -788,32 +812,37 @@ def _restored_order(
 
 
 def _actuality_inputs(
-    db: sqlite_utils.Database, block_ids: Sequence[int]
+    db: sqlite_utils.Database, block_ids: Sequence[int], *, now: datetime
 ) -> dict[int, ActualityInputs]:
     """What ranking needs of each block, and only that: recall ranks a hundred or more
     hits a turn, and whole rows (summary, JSON fields, centroid) cost more to read and
     decode than the ranking itself once memory holds summaries and capsules."""
+    ids = list(dict.fromkeys(block_ids))
     rows = select_in(
         db,
         "SELECT id, last_access, last_episode_at, access_count, important, open, pinned, "
-        "restored_from FROM blocks WHERE id IN ({})",
-        list(dict.fromkeys(block_ids)),
+        "restored_from, recent_uses, uses_at FROM blocks WHERE id IN ({})",
+        ids,
     )
-    return {
-        number: ActualityInputs(
-            _ranked_since(
-                datetime.fromisoformat(last_access),
-                datetime.fromisoformat(last_episode_at),
-                restored=source is not None,
-                uses=uses,
-            ),
-            uses,
-            bool(important),
-            bool(open_),
-            bool(pinned),
-        )
-        for number, last_access, last_episode_at, uses, important, open_, pinned, source in rows
-    }
+    linked = links.linked_to_open(db, ids)
+    return {row[0]: _inputs(row, now=now, linked_to_open=row[0] in linked) for row in rows}
+
+
+def _inputs(row: Sequence[Any], *, now: datetime, linked_to_open: bool) -> ActualityInputs:
+    _, last_access, last_episode_at, uses, important, open_, pinned, source, recent, at = row
+    return ActualityInputs(
+        _ranked_since(
+            datetime.fromisoformat(last_access),
+            datetime.fromisoformat(last_episode_at),
+            restored=source is not None,
+            uses=uses,
+        ),
+        recent_uses(recent, datetime.fromisoformat(at) if at else None, now),
+        bool(important),
+        bool(open_),
+        bool(pinned),
+        linked_to_open,
+    )
 
 
 def _ranked_since(
@@ -839,7 +868,7 @@ def _mix_criticality(hits: list[_Hit], found: dict[int, ActualityInputs], weight
     for hit in hits:
         inputs = found.get(hit.block_id)
         critical = triage.criticality(
-            hit.text.split("\n(reply:")[0],
+            user_words(hit.text),
             important=bool(inputs and inputs.important),
             open_=bool(inputs and inputs.open),
             pinned=bool(inputs and inputs.pinned),
@@ -864,7 +893,7 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
     for hit in hits:
         if len(items) >= limit:
             break
-        normalised = " ".join(hit.text.split("\n(reply:")[0].lower().split())
+        normalised = " ".join(user_words(hit.text).lower().split())
         if hit.key in seen_keys or normalised in seen_texts:
             continue
         seen_keys.add(hit.key)
@@ -876,7 +905,7 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
 def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
     from dataclasses import replace
 
-    return replace(item, outdated=is_outdated(item.text, item.at))
+    return replace(item, outdated=is_outdated(user_words(item.text), item.at))
 
 
 def _salient_terms(terms: Sequence[str]) -> list[str]:
@@ -884,19 +913,26 @@ def _salient_terms(terms: Sequence[str]) -> list[str]:
     return [term for term in dict.fromkeys(terms) if len(term) >= 4]
 
 
-def _close_related_problem(db: sqlite_utils.Database, block_id: int, terms: list[str]) -> None:
-    """ "It works now" often arrives days later, in a new block: close the open block
-    it most likely answers (the one sharing the most terms)."""
+def _close_related(
+    db: sqlite_utils.Database, block_id: int, terms: list[str], *, clear: bool
+) -> None:
+    """ "It works now" or "the visa thing is done" often arrives days later, in a new
+    block: close the open block it most likely answers (the one sharing the most
+    terms); with `clear`, among important blocks too, and take importance back."""
     if not terms:
         return
     marks = ",".join("?" * len(terms))
-    # CROSS JOIN keeps the few open blocks as the outer loop (index blocks_open): a
-    # common term can be shared by thousands of blocks, open ones are a handful.
+    marked = "(b.open = 1 OR b.important = 1)" if clear else "b.open = 1"
+    # CROSS JOIN keeps the few marked blocks as the outer loop: a common term can be
+    # shared by thousands of blocks, open or important ones are a handful.
     row = db.execute(
         f"SELECT bt.block_id FROM blocks b CROSS JOIN block_terms bt ON bt.block_id = b.id "
-        f"WHERE b.open = 1 AND b.id != ? AND bt.term IN ({marks}) "
+        f"WHERE {marked} AND b.id != ? AND bt.term IN ({marks}) "
         f"GROUP BY bt.block_id ORDER BY count(*) DESC, bt.block_id DESC LIMIT 1",
         [block_id, *terms],
     ).fetchone()
     if row is not None:
-        db.execute("UPDATE blocks SET open = 0, version = version + 1 WHERE id = ?", [row[0]])
+        cleared = "important = 0, " if clear else ""
+        db.execute(
+            f"UPDATE blocks SET {cleared}open = 0, version = version + 1 WHERE id = ?", [row[0]]
+        )

@@ -1,8 +1,10 @@
 """Memory health in numbers: how much is kept per tier, how often memory failed the user.
 
 The miss rate is the share of user messages that were corrections ("I already told
-you...", "я же говорила"): each one is a recall that good memory would have made
-unnecessary, so it is the most honest single figure of memory quality in real use.
+you...", "я же говорила"): each one is a fact the user had to repeat, so it is the
+most honest single figure of memory quality in real use. `miss_causes` splits them:
+`retrieval` when memory did not supply the fact, `reply` when it did and the reply
+ignored it (`aniso.attribution`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ def memory_stats(db: sqlite_utils.Database, *, now: datetime | None = None) -> d
 
     messages = count("SELECT COUNT(*) FROM episodes WHERE origin_id IS NULL")
     misses = count("SELECT COUNT(*) FROM audit WHERE kind = 'miss'")
+    # Records from before attribution blamed memory every time: they stay retrieval.
+    reply = count(
+        "SELECT COUNT(*) FROM audit WHERE kind = 'miss' "
+        "AND json_extract(detail, '$.cause') = 'reply'"
+    )
     tiers = counts_by_tier(db)
     redactions: Counter[str] = Counter()
     for (detail,) in db.execute("SELECT detail FROM audit WHERE kind = 'redaction'"):
@@ -41,6 +48,7 @@ def memory_stats(db: sqlite_utils.Database, *, now: datetime | None = None) -> d
         "profile_values": count("SELECT COUNT(*) FROM profile_values WHERE ended IS NULL"),
         "misses": misses,
         "miss_rate": round(misses / messages, 4) if messages else 0.0,
+        "miss_causes": {"retrieval": misses - reply, "reply": reply},
         "redactions": dict(sorted(redactions.items())),
     }
     if now is not None:
@@ -51,7 +59,7 @@ def memory_stats(db: sqlite_utils.Database, *, now: datetime | None = None) -> d
 
 
 def render_stats(stats: dict[str, Any]) -> str:
-    blocks = stats["blocks"]
+    blocks, causes = stats["blocks"], stats["miss_causes"]
     redacted = ", ".join(f"{kind} {n}" for kind, n in stats["redactions"].items()) or "none"
     return "\n".join(
         [
@@ -60,7 +68,8 @@ def render_stats(stats: dict[str, Any]) -> str:
             f"blocks         hot {blocks['hot']}, warm {blocks['warm']}, cold {blocks['cold']}",
             f"archived       {stats['archived_episodes']} episodes",
             f"profile        {stats['profile_values']} current values",
-            f"misses         {stats['misses']} corrections, miss rate {stats['miss_rate']:.1%}",
+            f"misses         {stats['misses']} corrections, miss rate {stats['miss_rate']:.1%} "
+            f"({causes['retrieval']} retrieval, {causes['reply']} reply)",
             f"withheld       {redacted}",
         ]
         + (

@@ -301,6 +301,14 @@ class AnisoApp(App[None]):
                 return f"block {item.block_id} {'pinned' if now_pinned else 'unpinned'}"
 
             self.background(pin, self._done_with_memory, what="pin")
+        elif event.action == "clear":
+
+            def clear() -> str:
+                if not self.backend.clear_markers(item.block_id):
+                    return f"block {item.block_id} has no marker to clear"
+                return f"block {item.block_id}: no longer important or open"
+
+            self.background(clear, self._done_with_memory, what="clear markers")
         elif event.action == "forget":
             self.push_screen(
                 ConfirmScreen(

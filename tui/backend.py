@@ -162,6 +162,7 @@ class Backend:
             last_run=last_run,
             now=self.now(),
             refresh=self.refresh_threads,
+            catch_up=self.catch_up,
         )
 
     def stop(self) -> None:
@@ -256,6 +257,17 @@ class Backend:
             with transaction(db):
                 set_marker(db, block_id, "pinned", value)
 
+    def clear_markers(self, block_id: int) -> bool:
+        """Take back "important" and "open problem" (the user's `c`, as "that's done"
+        in words); False when the block held neither."""
+        from aniso.core.db import transaction
+        from aniso.tiers.blocks import clear_markers
+
+        with self._lock:
+            db = self.services().db
+            with transaction(db):
+                return clear_markers(db, block_id)
+
     def forget(self, block_ids: list[int]) -> int:
         with self._lock:
             return data_actions.forget_blocks(self.services(), block_ids)
@@ -274,6 +286,16 @@ class Backend:
         with self._lock:
             services = self.services()
             return make_compactor(services).run(self.now()).as_dict()
+
+    def catch_up(self) -> int:
+        """The nights missed while the app was closed, one by one (the start-up job)."""
+        from aniso import nightly
+
+        with self._lock:
+            services = self.services()
+            if services.controller.temporary:
+                return 0
+            return nightly.catch_up(services.compactor(), self.now()).nights
 
     def refresh_threads(self) -> int:
         """Write the thread briefs that are due (the scheduler's hourly job)."""

@@ -3,7 +3,8 @@
 Each recalled item shows its tier badge, age and tokens. Warm items are marked
 incomplete and cold ones as a gist, so the user can see why some things are remembered
 less well; outdated ones (superseded by the profile) are marked too. Keys act on the
-highlighted item: u unpacks it deeply, p pins it, f forgets it after a confirmation.
+highlighted item: u unpacks it deeply, p pins it, c clears its markers (important, open
+problem), f forgets it after a confirmation.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class MemoryPanel(Vertical):
     """Tier counts and the recalled items, with unpack / pin / forget on a key."""
 
     class Act(Message):
-        """The user asked for `action` ("unpack", "pin", "forget") on `item`."""
+        """The user asked for `action` ("unpack", "pin", "clear", "forget") on `item`."""
 
         def __init__(self, action: str, item: MemoryItem) -> None:
             super().__init__()
@@ -77,6 +78,7 @@ class MemoryPanel(Vertical):
     BINDINGS = [
         Binding("u", "act('unpack')", "Unpack"),
         Binding("p", "act('pin')", "Pin"),
+        Binding("c", "act('clear')", "Clear markers"),
         Binding("f", "act('forget')", "Forget"),
     ]
 

@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,7 +98,7 @@ class Context:
         briefs), unless `catch_up` is off (a read-only check such as `doctor`)."""
         services = self._build(temporary=temporary)
         if catch_up:
-            services.catch_up()
+            _catch_up(services)
         return services
 
     def _build(self, *, temporary: bool) -> Services:
@@ -115,6 +116,27 @@ class Context:
                 click.echo(f"aniso: {warning}", err=True)
             log_to_data_dir(ensure_data_dir(self.settings.data_dir))
             return build(self.settings, temporary=temporary)
+
+
+def _catch_up(services: Services) -> None:
+    """Catch up with a progress line on a TTY, quiet under the command's --json."""
+    from aniso.cli.progress import Bar
+
+    command = click.get_current_context(silent=True)
+    quiet = bool(command is not None and command.params.get("as_json"))
+    bars: list[Bar] = []
+
+    def start(total: int) -> Callable[[int], None]:
+        bars.append(Bar(f"catching up on {total} nights missed", total, quiet=quiet))
+        return bars[-1].advance
+
+    try:
+        services.catch_up(
+            start_progress=start, notice=lambda line: click.echo(f"aniso: {line}", err=True)
+        )
+    finally:
+        for bar in bars:
+            bar.stop()
 
 
 pass_context = click.make_pass_decorator(Context)

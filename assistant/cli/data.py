@@ -37,14 +37,24 @@ def _echo_json(payload: dict[str, Any]) -> None:
     show_default=True,
     help="JSON (complete, re-importable) or a Markdown digest.",
 )
+@click.option(
+    "--misses",
+    is_flag=True,
+    help="Export the corrections (retrieval and reply misses) as a JSON Lines dataset.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def export_command(ctx: click.Context, out: str, fmt: str, as_json: bool) -> None:
+def export_command(ctx: click.Context, out: str, fmt: str, misses: bool, as_json: bool) -> None:
     """Export the whole memory: profile with history, blocks per tier, archive, links."""
     from aniso.data.export import count_blocks, export_json
     from aniso.data.markdown import export_markdown
 
+    if misses and fmt != "json":
+        raise InputError("--misses writes JSON Lines: drop --format md")
     services = _root(ctx).services()
+    if misses:
+        _export_misses(services, Path(out), as_json=as_json)
+        return
     bar = Bar("exporting", count_blocks(services.db), quiet=as_json)
     try:
         if fmt == "json":  # the store is already guarded: no second scan
@@ -62,6 +72,19 @@ def export_command(ctx: click.Context, out: str, fmt: str, as_json: bool) -> Non
     click.echo(
         f"exported {report.episodes} episodes, {report.archived} archived, {blocks} blocks, "
         f"{report.profile_values} profile values to {report.path} ({report.bytes} bytes)"
+    )
+
+
+def _export_misses(services: Any, out: Path, *, as_json: bool) -> None:
+    from aniso.data.miss_dataset import export_misses
+
+    report = export_misses(services.db, out, redact=services.redact_text)
+    if as_json:
+        _echo_json(report.as_dict())
+        return
+    click.echo(
+        f"exported {report.misses} misses ({report.retrieval} retrieval, {report.reply} "
+        f"reply) to {report.path} ({report.bytes} bytes)"
     )
 
 

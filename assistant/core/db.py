@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import IO
 
 import sqlite_utils
 
@@ -138,18 +139,41 @@ def tighten_permissions(path: Path) -> None:
             continue
 
 
+def _lock_file(path: Path) -> IO[str]:
+    """The lock file, created private (it sits in the data dir)."""
+    previous = os.umask(0o077)
+    try:
+        return open(path, "a")  # noqa: SIM115 - the caller closes it, after unlocking
+    finally:
+        os.umask(previous)
+
+
 @contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
     """An exclusive advisory lock on `path`, held for the block (threads and processes)."""
-    previous = os.umask(0o077)
-    try:
-        handle = open(path, "a")  # noqa: SIM115 - closed below, after unlocking
-    finally:
-        os.umask(previous)
-    with handle:
+    with _lock_file(path) as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def try_lock(path: Path) -> Iterator[bool]:
+    """An exclusive advisory lock on `path` if free: yields whether it was taken.
+
+    For work one process should do and others skip (catching up on missed nights),
+    where waiting would only make a second command slow for nothing.
+    """
+    with _lock_file(path) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 

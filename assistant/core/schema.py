@@ -242,6 +242,20 @@ def m005_procedures(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m006_recent_uses(db: sqlite_utils.Database) -> None:
+    """How often a block was used lately: a count that halves every month without use
+    (`tiers.actuality.recent_uses`), so actuality weighs recent use, not a lifetime
+    total. Derived from use, so not exported; every block starts at none."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE blocks ADD COLUMN recent_uses REAL NOT NULL DEFAULT 0;
+        ALTER TABLE blocks ADD COLUMN uses_at TEXT;
+        """,
+    )
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

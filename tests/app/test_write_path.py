@@ -370,11 +370,16 @@ def test_a_correction_is_a_recorded_miss(llm: ScriptedLLM, clock: SimulatedClock
         for row in services.db.query("SELECT detail FROM audit WHERE kind = 'miss'")
     ]
     assert len(misses) == 1
-    assert set(misses[0]) == {"episode_id", "held", "injected", "profile"}
-    assert "vegetarian" in misses[0]["profile"]
+    assert set(misses[0]) == {
+        "episode_id", "cause", "fact", "fact_supplied", "held", "injected", "profile"
+    }  # fmt: skip
+    assert "vegetarian" in misses[0]["profile"], "the profile the corrected reply saw"
+    # The fact was two messages back, in the prompt: the reply ignored it, not memory.
+    assert (misses[0]["cause"], misses[0]["fact_supplied"]) == ("reply", ["вегетарианк"])
     stats = memory_stats(services.db)
     assert stats["misses"] == 1 and stats["messages"] == 3
     assert stats["miss_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    assert stats["miss_causes"] == {"retrieval": 0, "reply": 1}
 
 
 def test_stats_command(llm: ScriptedLLM, clock: SimulatedClock) -> None:

@@ -10,6 +10,8 @@ from fakes import ScriptedLLM
 from tui_helpers import SIZE, YOGA, make_app, say, seed_cold_yoga, settle, transcript, wait_until
 
 from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
+from aniso.services import build
 from aniso.tui.dialogs import ConfirmScreen, PromptScreen
 from aniso.tui.memory_panel import MemoryPanel, age, counts_line
 
@@ -99,6 +101,27 @@ async def test_pin_and_forget_with_confirmation(
     db = app.backend.services().db
     assert db.execute("SELECT count(*) FROM archive WHERE block_id = ?", [cold]).fetchone() == (0,)
     assert db.execute("SELECT kind FROM audit WHERE kind = 'forget'").fetchall() == [("forget",)]
+
+
+async def test_c_clears_the_markers_of_the_highlighted_item(
+    llm: ScriptedLLM, clock: SimulatedClock
+) -> None:
+    earlier = build(load_settings({"model": "fake/x"}), clock=clock)  # an earlier session
+    earlier.assistant.send("Remember this: my passport renewal appointment is on 12 May")
+    earlier.close()
+    clock.advance(timedelta(hours=8))
+    app = make_app(clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await say(pilot, "When is my passport renewal appointment?")
+        db = app.backend.services().db
+        marked = 1
+        assert marked in [item.block_id for item in app.query_one(MemoryPanel).items]
+        assert db.execute("SELECT important FROM blocks WHERE id = ?", [marked]).fetchone() == (1,)
+        select(app, marked)
+        await pilot.press("c")
+        await settle(pilot)
+        cleared = db.execute("SELECT important, open FROM blocks WHERE id = ?", [marked])
+        assert cleared.fetchone() == (0, 0)
 
 
 @pytest.mark.erasure
