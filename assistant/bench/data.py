@@ -33,8 +33,19 @@ from aniso.services import build
 
 def child_step(name: str, folder: Path, file: Path, at: str) -> dict[str, Any]:
     """Run `aniso.bench.data_step` in a child: its figures (with its own peak RSS) and
-    its wall time from start to exit."""
-    command = [sys.executable, "-m", "aniso.bench.data_step", name, str(folder), str(file), at]
+    its wall time from start to exit. `-P`: run from a checkout, the folder would come
+    first on sys.path, and its `profile/` hide the standard library's `profile`, which
+    spaCy imports: the guard would then fail closed and withhold every text."""
+    command = [
+        sys.executable,
+        "-P",
+        "-m",
+        "aniso.bench.data_step",
+        name,
+        str(folder),
+        str(file),
+        at,
+    ]
     began = time.perf_counter()
     child = subprocess.run(command, capture_output=True, check=False)
     if child.returncode != 0:

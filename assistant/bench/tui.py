@@ -45,7 +45,7 @@ def first_paint(*, runs: int = 3, limit_s: float = 60.0) -> list[float]:
         env = {**os.environ, "TERM": "xterm-256color", "ANISO_DATA_DIR": data_dir}
         start = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-c", "from aniso.cli import main; main()"],
+            [sys.executable, "-P", "-c", "from aniso.cli import main; main()"],
             stdin=follower,
             stdout=follower,
             stderr=follower,
