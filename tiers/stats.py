@@ -28,7 +28,13 @@ def memory_stats(db: sqlite_utils.Database, *, now: datetime | None = None) -> d
     def count(sql: str, params: list[Any] | None = None) -> int:
         return int(db.execute(sql, params or []).fetchone()[0])
 
-    messages = count("SELECT COUNT(*) FROM episodes WHERE origin_id IS NULL")
+    # Every message the user sent and memory keeps, packed or not: compaction moves a
+    # cold block's turns into the archive, and a return after a long pause (which
+    # catches up on the nights missed) must not read as "no messages", nor divide the
+    # misses by the few turns still hot. Restored copies are not new messages.
+    messages = count("SELECT COUNT(*) FROM episodes WHERE origin_id IS NULL") + count(
+        "SELECT COUNT(*) FROM archive"
+    )
     misses = count("SELECT COUNT(*) FROM audit WHERE kind = 'miss'")
     # Records from before attribution blamed memory every time: they stay retrieval.
     reply = count(
