@@ -79,9 +79,16 @@ class Services:
         temporary chat writes nothing)."""
         if self.controller.temporary:
             return
-        done = nightly.catch_up(self.compactor(), self.clock(), start_progress=start_progress)
-        if done.busy:
-            notice(nightly.BUSY)
+        try:
+            done = nightly.catch_up(self.compactor(), self.clock(), start_progress=start_progress)
+        except Exception as error:  # noqa: BLE001 - maintenance must not stop a command
+            # Each night commits on its own, so the next command resumes where this one
+            # stopped. A full disk or a locked store is then reported by the command's
+            # own write, with what it means for the user's message, in one line.
+            log.warning("catching up on the nights missed failed: %s", error)
+        else:
+            if done.busy:
+                notice(nightly.BUSY)
         try:
             self.refresher.run()
         except Exception as error:  # noqa: BLE001 - a late brief must not stop a command

@@ -28,12 +28,19 @@ CAP_BYTES = 64 * 1024  # smaller than the database file: any growth or checkpoin
 BIG = "the quick brown fox jumps over a lazy dog " * 2300  # about 97 kB, under the input cap
 
 
-def run(*args: str, cap: int | None = None, stdin: bytes = b"") -> subprocess.CompletedProcess:
+def run(
+    *args: str, cap: int | None = None, stdin: bytes = b"", now: SimulatedClock | None = None
+) -> subprocess.CompletedProcess:
+    """`aniso ARGS` in a child, its files capped at `cap` bytes. With `now`, at the
+    store's own simulated time: no nights to catch up on, so only the write is tested."""
+
     def full_disk() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
 
     command = [sys.executable, str(RUNNER), "--fake-llm", "Noted.", "--", "--model", "fake/x"]
+    if now is not None:
+        command += ["--now", now().isoformat()]
     return subprocess.run(
         [*command, *args],
         input=stdin,
@@ -64,17 +71,19 @@ def stored(llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path) -> list[tupl
     return rows(data_dir / "aniso.db")
 
 
-def test_a_full_disk_while_storing_a_message(stored: list[tuple], data_dir: Path) -> None:
+def test_a_full_disk_while_storing_a_message(
+    stored: list[tuple], data_dir: Path, clock: SimulatedClock
+) -> None:
     db_path = data_dir / "aniso.db"
     assert db_path.stat().st_size > CAP_BYTES
-    result = run("ask", "-", cap=CAP_BYTES, stdin=BIG.encode())
+    result = run("ask", "-", cap=CAP_BYTES, stdin=BIG.encode(), now=clock)
     assert result.returncode == 1 and result.stdout == b""
     line = one_line_error(result)
     assert line.startswith("aniso: error: cannot write to the data dir:")
     assert "is the disk full?" in line and "this message was not stored" in line
     assert rows(db_path) == stored and integrity(db_path) == "ok"
 
-    again = run("ask", "space is back, remember the ladder")
+    again = run("ask", "space is back, remember the ladder", now=clock)
     assert again.returncode == 0, again.stderr
     assert again.stdout.decode().strip() == "Noted."
     after = rows(db_path)

@@ -67,9 +67,15 @@ def test_vector_server_down_then_back_replays_the_outbox(
 
     # The CLI says it in one line on stderr, and still answers.
     cli = run_cli(
-        "--model", "fake/x", "ask", "when does the ferry leave?",
-        fake_reply="At 9:10.", env={"ANISO_CHROMA_URL": url},
-    )  # fmt: skip
+        "--model",
+        "fake/x",
+        "--now",
+        clock().isoformat(),
+        "ask",
+        "when does the ferry leave?",
+        fake_reply="At 9:10.",
+        env={"ANISO_CHROMA_URL": url},
+    )  # fmt: skip  (--now: at the store's own time, no nights to catch up on and digest)
     assert cli.returncode == 0 and cli.stdout.decode().strip() == "At 9:10."
     assert LEXICAL_ONLY in one_line_error(cli)
     assert len(outbox(services)) == len(FERRY) + 1
