@@ -108,6 +108,8 @@ class Assistant:
         failure here never costs the reply."""
         if self.refresher is None or self.controller.temporary or not episode_id:
             return ()
+        if not self.controller.settings.push_refresh:
+            return ()
         try:
             return tuple(self.refresher.resume(episode_id))
         except Exception as error:  # noqa: BLE001 - the brief is a courtesy, the reply is not

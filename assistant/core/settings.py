@@ -118,6 +118,10 @@ class Settings(BaseSettings):
     model call; `model`: the model writes the reply from those steps; `auto`: steps for
     the embedded model, the model for a capable one (`llm_extraction` on)."""
 
+    push_refresh: bool = True
+    """Start the first reply after a pause on an open problem from its brief (what moved
+    since). Off, the reply gets recall alone; briefs are still kept for `memory threads`."""
+
     @classmethod
     def settings_customise_sources(
         cls,
