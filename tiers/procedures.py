@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlite_utils
 
@@ -180,6 +181,21 @@ class Procedure:
     pinned: bool
     rejected: bool
     last_used: datetime
+
+    def as_dict(self) -> dict[str, Any]:
+        """The shape of `aniso memory procedures --json`, the API and the MCP tool."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "steps": self.steps,
+            "params": self.params,
+            "uses": self.uses,
+            "weight": self.weight,
+            "pinned": self.pinned,
+            "rejected": self.rejected,
+            "last_used": self.last_used.isoformat(),
+        }
 
 
 def _weight(db: sqlite_utils.Database, procedure_id: int, now: datetime) -> float:

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
+from typing import Any
 
 import sqlite_utils
 
@@ -101,6 +102,23 @@ class Thread:
     @property
     def next_refresh(self) -> datetime:
         return self.last_refresh + timedelta(hours=self.tau_hours)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The shape of `aniso memory threads --json`, the API and the MCP tool."""
+        return {
+            "label": self.label,
+            "opened": self.opened.isoformat(),
+            "u": round(self.u, 4),
+            "tau_hours": round(self.tau_hours, 2),
+            "n": self.n,
+            "r": self.r,
+            "hours_since_pulled": round(self.dt_hours, 2),
+            "last_refresh": self.last_refresh.isoformat(),
+            "next_refresh": self.next_refresh.isoformat(),
+            "brief": self.brief,
+            "brief_source": self.source,
+            "block_id": self.block_id,
+        }
 
 
 @dataclass(frozen=True)
