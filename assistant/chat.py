@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from aniso.controller import MemoryController
+from aniso.controller import MemoryController, Observation
 from aniso.core import timings
 from aniso.core.errors import AnisoError, StoreError
 from aniso.core.ports import CompletionRequest
@@ -108,6 +108,8 @@ class Assistant:
         failure here never costs the reply."""
         if self.refresher is None or self.controller.temporary or not episode_id:
             return ()
+        if not self.controller.settings.push_refresh:
+            return ()
         try:
             return tuple(self.refresher.resume(episode_id))
         except Exception as error:  # noqa: BLE001 - the brief is a courtesy, the reply is not
@@ -126,6 +128,37 @@ class Assistant:
             logging.getLogger(__name__).warning("procedures failed: %s", type(error).__name__)
             return None
 
+    def _from_steps(
+        self,
+        observation: Observation,
+        offer: Offer,
+        *,
+        notices: list[str],
+        on_token: Callable[[str], None] | None,
+    ) -> Reply:
+        """The reply to a request an accepted procedure covers: its steps, filled from
+        the profile now, under a fixed lead-in. No recall and no model call: the user
+        accepted this answer, and the small model would only rewrite it worse."""
+        text = offer.reply_text()
+        timings.mark("first_token")
+        if on_token is not None:
+            on_token(text)
+        timings.mark("reply_end")
+        error = None
+        self.controller.last_context = []  # nothing was recalled, so nothing was used
+        try:
+            self.controller.remember_reply(observation, text)
+        except StoreError as failure:
+            error = f"{failure}; the reply was not kept"
+        return Reply(
+            text=text,
+            episode_id=observation.episode_id,
+            notices=notices + self.controller.warnings,
+            error=error,
+            profile_changes=observation.profile_changes,
+            procedure=offer,
+        )
+
     def send(
         self,
         text: str,
@@ -143,6 +176,10 @@ class Assistant:
         offer = self._offer(observation.stored_text, observation.episode_id)
         if briefs and on_briefs is not None:
             on_briefs(briefs)  # shown before the reply streams: the reply starts from them
+        if offer is not None and offer.direct and not briefs:
+            return self._from_steps(
+                observation, offer, notices=observation.notices, on_token=on_token
+            )
         with timings.span("recall"):
             recalled = self.controller.recall(
                 observation.stored_text, current_episode=observation.episode_id

@@ -141,7 +141,7 @@ class Refresher:
             self.db,
             thread,
             now=now,
-            profile_changes=self.profile_changes(thread.shown or thread.opened),
+            profile_changes=self.profile_changes(threads.since_wrote(self.db, thread)),
             exclude=exclude,
         )
         notes = threads.extractive(found, self.zone)

@@ -206,6 +206,7 @@ def build(
                 clock=clock,
                 redact=lambda text: controller.redact(text)[0],
                 profile_values=lambda: profile.current().as_values(),
+                from_steps=settings.procedure_from_steps,
             ),
         ),
         profile=profile,

@@ -302,10 +302,44 @@ def check_expect(expect: Expect, turns: list[Turn], memory: Memory) -> CheckResu
     results += [
         (normalise(i) not in context, f"recall still holds {i!r}") for i in expect.recall_absent
     ]
+    unrun = _expect_reply(expect, turns[-1] if turns else None, results)
     if not results:
+        if unrun:
+            return not_run("expect", "the reply checks need a reply (replies off)")
         return CheckResult("expect", None, ["nothing applies to this variant"])
     passed = sum(ok for ok, _ in results)
     reasons = [why for ok, why in results if not ok]
+    if unrun:
+        reasons.append(f"not run: {unrun} reply check(s), no reply was generated")
     return CheckResult(
-        "expect", passed / len(results), reasons, {"passed": passed, "total": len(results)}
+        "expect",
+        passed / len(results),
+        reasons,
+        {"passed": passed, "total": len(results), "not_run": unrun},
     )
+
+
+def check_correction(expect: Expect, turns: list[Turn]) -> CheckResult:
+    """Would the simulated user have to correct the reply to the return? Deterministic:
+    yes when the context the model got for the last message lacks anything that moved
+    on the thread while the user was away (`expect.moved`), since a reply cannot start
+    from what it was never given. Scores 1 when no correction is needed, 0 when the
+    user corrects; the correction rate of a run is one minus the mean."""
+    context = normalise(full_text(prior_context(turns[-1]))) if turns else ""
+    missing = [item for item in expect.moved if normalise(item) not in context]
+    reasons = [f"the user corrects: the context lacks {item!r}" for item in missing]
+    return CheckResult("correction", 0.0 if missing else 1.0, reasons, {"corrected": bool(missing)})
+
+
+def _expect_reply(expect: Expect, last: Turn | None, results: list[tuple[bool, str]]) -> int:
+    """Adds the reply checks to `results` when the last turn has a real reply; else
+    returns how many could not run (a stand-in reply proves nothing either way)."""
+    wanted = len(expect.reply_contains) + len(expect.reply_absent)
+    if last is None or not last.replied:
+        return wanted
+    reply = normalise(last.reply)
+    results += [(normalise(i) in reply, f"reply lacks {i!r}") for i in expect.reply_contains]
+    results += [
+        (normalise(i) not in reply, f"reply still holds {i!r}") for i in expect.reply_absent
+    ]
+    return 0

@@ -26,6 +26,7 @@ METRICS = (
     "format",
     "format_prompt",
     "expect",
+    "correction",
     "judge_personalisation",
     "judge_pref",
     "judge_update",

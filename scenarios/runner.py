@@ -142,13 +142,21 @@ def _play(
         if isinstance(step, Message):
             move_to(times[len(turns)])
             sent = len(gateway.requests)
-            reply, error = variant.send(step.text, now=clock())
-            messages = gateway.requests[-1] if len(gateway.requests) > sent else []
+            gateway.scripted = step.reply
+            try:
+                reply, error = variant.send(step.text, now=clock())
+            finally:
+                gateway.scripted = None
+            asked = len(gateway.requests) > sent
+            messages = gateway.requests[-1] if asked else []
             if not messages:
                 messages = [{"role": "user", "content": step.text}]
-            if not gateway.replies:
+            # A reply is real when the model gave it, the scenario scripted it, or the
+            # variant answered without the model (a reused procedure's steps).
+            replied = gateway.replies or step.reply is not None or not asked
+            if not replied:
                 reply = ""  # the stand-in is no reply; the report must not show it as one
-            turns.append(checks.Turn(step.text, clock(), messages, reply, error, gateway.replies))
+            turns.append(checks.Turn(step.text, clock(), messages, reply, error, replied))
         elif isinstance(step, Advance):
             move_to(clock() + parse_duration(step.advance))
         elif isinstance(step, Forget):
@@ -176,6 +184,8 @@ def evaluate(
         results += checks.check_format(turns, truth)
     if scenario.expect is not None and turns:
         results.append(checks.check_expect(scenario.expect, turns, memory))
+        if scenario.expect.moved:
+            results.append(checks.check_correction(scenario.expect, turns))
     return {result.name: result for result in results}
 
 

@@ -71,6 +71,10 @@ class Message(_Strict):
     from_: Literal["user"] = Field(alias="from")
     text: str = Field(min_length=1)
     at: datetime | None = None
+    reply: str | None = Field(None, min_length=1)
+    """The assistant's answer to this message, scripted: the model is not asked. It sets
+    up an answer the user then accepts or rejects, the same under every variant and
+    with replies off."""
 
 
 class Advance(_Strict):
@@ -129,6 +133,14 @@ class Expect(_Strict):
     """Strings the last turn's assembled context does not contain."""
     restored: bool | None = None
     """Whether a deep unpack restored an old block during the scenario."""
+    moved: list[str] = []
+    """What moved on an open thread while the user was away (news from another
+    conversation, the question still open). The simulated user corrects the reply to
+    the last message when its context lacks any of them (the `correction` check)."""
+    reply_contains: list[str] = []
+    """Strings the last turn's reply contains; not run when no reply was generated."""
+    reply_absent: list[str] = []
+    """Strings the last turn's reply does not contain; not run without a reply."""
 
 
 class Scenario(_Strict):

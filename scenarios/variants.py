@@ -41,9 +41,14 @@ class RecordingGateway(LLMGateway):
     def __init__(self, settings: Settings, **options: object) -> None:
         super().__init__(settings, **options)  # type: ignore[arg-type]
         self.requests: list[list[Message]] = []
+        self.scripted: str | None = None
+        """A scenario's scripted answer for the turn under way (`Message.reply`)."""
 
     def stream(self, request: CompletionRequest) -> Iterator[str]:
         self.requests.append([dict(m) for m in request.messages])
+        if self.scripted is not None:
+            yield self.scripted
+            return
         yield from super().stream(request)
 
 
@@ -65,7 +70,7 @@ class ContextOnlyGateway(RecordingGateway):
 
     def stream(self, request: CompletionRequest) -> Iterator[str]:
         self.requests.append([dict(m) for m in request.messages])
-        yield STAND_IN_REPLY
+        yield STAND_IN_REPLY if self.scripted is None else self.scripted
 
 
 @dataclass

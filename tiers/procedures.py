@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlite_utils
 
@@ -55,7 +56,21 @@ REJECTED = re.compile(
     r"не нравится)",
     re.IGNORECASE,
 )
+ROUTINE_WORDS = (
+    "please again another new same usual one make give write plan list need want can could "
+    "would like week weekly next this today tomorrow for me my us our "
+    "пожалуйста снова опять ещё еще новый новое такой такое же обычный сделай составь дай "
+    "напиши нужен нужна нужно хочу можешь неделю недели неделя следующую эту сегодня "
+    "завтра мне нас наш наша"
+)
+"""Words that ask again without asking for anything new: a request made only of these,
+the kind's own words and the words of the procedure is the same request."""
 STEP = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\|)\s*(.+?)\s*\|?\s*$")
+RELEVANT: dict[str, tuple[str, ...]] = {
+    "meal plan": ("diet", "allergies", "avoid", "dislikes"),
+}
+"""Profile fields a kind depends on even when no step names them: a change in one of
+them since the procedure was kept means its steps cannot be reused as they are."""
 MERGE_OVERLAP = 0.6
 LINK_HALF_LIFE_DAYS = 30.0
 MAX_STEPS = 40
@@ -67,6 +82,46 @@ def kind_of(text: str) -> str | None:
         if pattern.search(text):
             return kind
     return None
+
+
+def asks_more(
+    text: str, procedure: Procedure, profile: Mapping[str, Sequence[str]] | None = None
+) -> bool:
+    """Whether a request asks for something the procedure does not cover: a word that is
+    neither in the request it was kept from, nor in its steps, its parameters or the
+    current profile (which fills them), nor a routine word or one of the kind's own ("a
+    packing list for the beach" against one kept for a ski trip). Such a request needs
+    the model to adapt the steps."""
+    covered = set(stems(ROUTINE_WORDS)) | set(stems(procedure.title))
+    covered |= {s for step in procedure.steps for s in stems(step)}
+    for values in [*procedure.params.values(), *(profile or {}).values()]:
+        covered |= {s for value in values for s in stems(value)}
+    pattern = KINDS.get(procedure.kind)
+    rest = pattern.sub(" ", text) if pattern is not None else text
+    return bool(set(stems(rest)) - covered)
+
+
+def changes(
+    procedure: Procedure, profile: Mapping[str, Sequence[str]]
+) -> list[tuple[str, str, str]]:
+    """(field, then, now) for each profile value the procedure relied on (a parameter, or
+    a field its kind depends on) that moved since it was kept; a relevant field it did
+    not record was empty then."""
+    fields = dict.fromkeys([*procedure.params, *RELEVANT.get(procedure.kind, ())])
+    moved = []
+    for field in fields:
+        then = list(procedure.params.get(field) or [])
+        now = list(profile.get(field) or [])
+        if sorted(then) != sorted(now):
+            moved.append((field, ", ".join(then) or "—", ", ".join(now) or "—"))
+    return moved
+
+
+def adaptable(procedure: Procedure, moved: Sequence[tuple[str, str, str]]) -> bool:
+    """Whether filling the parameters is enough: every value that moved is one a step
+    names (`{diet}`), so the steps follow it; a change no step carries (a new allergy, a
+    diet the plan never named) needs the model to rework the steps."""
+    return all(any(f"{{{field}}}" in step for step in procedure.steps) for field, _, _ in moved)
 
 
 def verdict(text: str) -> str | None:
@@ -127,6 +182,21 @@ class Procedure:
     rejected: bool
     last_used: datetime
 
+    def as_dict(self) -> dict[str, Any]:
+        """The shape of `aniso memory procedures --json`, the API and the MCP tool."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "steps": self.steps,
+            "params": self.params,
+            "uses": self.uses,
+            "weight": self.weight,
+            "pinned": self.pinned,
+            "rejected": self.rejected,
+            "last_used": self.last_used.isoformat(),
+        }
+
 
 def _weight(db: sqlite_utils.Database, procedure_id: int, now: datetime) -> float:
     total = 0.0
@@ -180,10 +250,11 @@ def keep(
     if not steps:
         return None
     named = parametrise(steps, profile)
+    relevant = RELEVANT.get(kind, ())
     params = {
         field: list(values)
         for field, values in profile.items()
-        if any(f"{{{field}}}" in step for step in named)
+        if values and (field in relevant or any(f"{{{field}}}" in step for step in named))
     }
     with transaction(db):
         if not rejected:

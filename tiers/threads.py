@@ -8,14 +8,17 @@ back stale. Three saturating signals make its urgency
 
 - n: new messages touching the thread since its last refresh;
 - r: mentions of it elsewhere (messages in other blocks that share its words);
-- Δt: hours since the user last pulled it (wrote on it, or had it recalled);
+- Δt: hours since the user last pulled it: wrote in the thread itself, or was shown
+  its brief. A passing mention in another conversation is news (r), not a look.
 
 and its refresh interval is τ = T_MAX − (T_MAX − T_MIN)·u, so a busy or neglected
 thread is refreshed daily and a quiet one weekly. DESIGN-NOTES.md says why these
 constants.
 
-A message touches a thread when it is in the thread's block, or shares at least
-MIN_SHARED of the thread's salient terms. The brief is extractive and in words: the
+A message touches a thread when it is in the thread's block, shares at least
+MIN_SHARED of the thread's salient terms, or names one of its key stems (a stem the
+conversation on the thread repeats: "visa" in "my visa application … the visa
+centre"). The brief is extractive and in words: the
 thread is named by its first message, never by a block id.
 """
 
@@ -23,9 +26,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
+from typing import Any
 
 import sqlite_utils
 
@@ -42,6 +47,12 @@ RESUME_AFTER_HOURS = 24.0
 """A message on a thread untouched this long is a return after a pause: its reply
 starts from the brief."""
 MIN_SHARED = 2
+KEY_REPEATS = 2
+"""A stem the thread's own messages (and those sharing MIN_SHARED of its terms) use
+this often is a key stem: one is enough for a message to touch the thread. A short
+return ("Still waiting on the visa") shares one word with the thread, but it is the
+word the problem is about; a word said once in passing ("water", "work") is not."""
+KEY_MIN_CHARS = 3
 SCAN_LIMIT = 2000
 """At most this many recent messages are read per thread and refresh."""
 MAX_RELATED = 3
@@ -71,6 +82,8 @@ class Touch:
     block_id: int
     at: datetime
     text: str
+    words: set[str] = field(default_factory=set, compare=False)
+    """Its indexed stems: how much of the thread it names."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,23 @@ class Thread:
     def next_refresh(self) -> datetime:
         return self.last_refresh + timedelta(hours=self.tau_hours)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The shape of `aniso memory threads --json`, the API and the MCP tool."""
+        return {
+            "label": self.label,
+            "opened": self.opened.isoformat(),
+            "u": round(self.u, 4),
+            "tau_hours": round(self.tau_hours, 2),
+            "n": self.n,
+            "r": self.r,
+            "hours_since_pulled": round(self.dt_hours, 2),
+            "last_refresh": self.last_refresh.isoformat(),
+            "next_refresh": self.next_refresh.isoformat(),
+            "brief": self.brief,
+            "brief_source": self.source,
+            "block_id": self.block_id,
+        }
+
 
 @dataclass(frozen=True)
 class Facts:
@@ -110,9 +140,9 @@ class Facts:
     label: str
     opened: datetime
     since: datetime
-    """What the user last saw of the thread: its brief, or its opening."""
+    """When the user last wrote in the thread itself, or its opening."""
     seen: bool
-    """True when `since` is the last time its brief was shown."""
+    """True when `since` is a later message of theirs in the thread, not its opening."""
     related: list[Touch] = field(default_factory=list)
     profile: list[str] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
@@ -145,10 +175,44 @@ def _terms(db: sqlite_utils.Database, block_id: int) -> set[str]:
     }
 
 
-def _touches(words: set[str], terms: set[str]) -> bool:
+def _shares(words: set[str], terms: set[str]) -> bool:
     if not terms:
         return False
     return len(terms & words) >= min(MIN_SHARED, len(terms))
+
+
+@dataclass(frozen=True)
+class Salient:
+    """What a message must share to touch a thread: MIN_SHARED of `terms` (the stems
+    the block is linked on), or one of `keys` (the stems its conversation repeats)."""
+
+    terms: set[str]
+    keys: set[str]
+
+    def touched(self, words: set[str]) -> bool:
+        return _shares(words, self.terms) or bool(self.keys & words)
+
+    def overlap(self, words: set[str]) -> int:
+        return len((self.terms | self.keys) & words)
+
+
+def salient(db: sqlite_utils.Database, block_id: int) -> Salient:
+    """The thread's terms and key stems. Key stems are counted over the thread's own
+    messages and those that share MIN_SHARED of its terms, from the opening on (stems
+    from the lexical index, so nothing is stemmed twice); a stem counts each time it is
+    said, so a problem named twice in its first message already has its key."""
+    terms = _terms(db, block_id)
+    counts: Counter[str] = Counter()
+    for owner, indexed in db.execute(
+        f"SELECT e.block_id, f.stems FROM episodes e LEFT JOIN {lexical.EPISODES} f "
+        f"ON f.rowid = e.id WHERE e.at >= (SELECT min(at) FROM episodes WHERE block_id = ?) "
+        f"AND (e.block_id = ? OR e.origin_id IS NULL) ORDER BY e.at, e.id LIMIT ?",
+        [block_id, block_id, SCAN_LIMIT],
+    ).fetchall():
+        said = [w for w in (indexed or "").split() if w.isalpha() and len(w) >= KEY_MIN_CHARS]
+        if owner == block_id or _shares(set(said), terms):
+            counts.update(said)
+    return Salient(terms, {w for w, count in counts.items() if count >= KEY_REPEATS})
 
 
 def touching(
@@ -161,20 +225,20 @@ def touching(
 ) -> list[Touch]:
     """Messages after `after` (and at or before `until`) that touch the thread, oldest
     first. Restored copies are not new messages. Stems come from the lexical index."""
-    terms = _terms(db, block_id)
+    found = salient(db, block_id)
     rows = db.execute(
         f"SELECT e.id, e.block_id, e.at, e.user_text, f.stems FROM episodes e "
         f"LEFT JOIN {lexical.EPISODES} f ON f.rowid = e.id WHERE e.at > ? AND e.at <= ? "
         f"AND e.origin_id IS NULL ORDER BY e.at DESC, e.id DESC LIMIT ?",
         [after.isoformat(), (until or datetime.max).isoformat(), SCAN_LIMIT],
     ).fetchall()
-    found = [
-        Touch(episode_id, owner, datetime.fromisoformat(at), text)
+    touches = [
+        Touch(episode_id, owner, datetime.fromisoformat(at), text, set((indexed or "").split()))
         for episode_id, owner, at, text, indexed in rows
         if episode_id not in exclude
-        and (owner == block_id or _touches(set((indexed or "").split()), terms))
+        and (owner == block_id or found.touched(set((indexed or "").split())))
     ]
-    return found[::-1]
+    return touches[::-1]
 
 
 def sync(db: sqlite_utils.Database, *, now: datetime) -> None:
@@ -190,12 +254,12 @@ def sync(db: sqlite_utils.Database, *, now: datetime) -> None:
             block_id: _terms(db, block_id)
             for (block_id,) in db.execute("SELECT block_id FROM threads").fetchall()
         }
-        for block_id, created, last_access in db.execute(
-            "SELECT id, created, last_access FROM blocks WHERE open = 1 AND status = 'active' "
+        for block_id, created in db.execute(
+            "SELECT id, created FROM blocks WHERE open = 1 AND status = 'active' "
             "AND id NOT IN (SELECT block_id FROM threads) ORDER BY id"
         ).fetchall():
             terms = _terms(db, block_id)
-            if any(_touches(terms, other) for other in known.values()):
+            if any(_shares(terms, other) for other in known.values()):
                 continue
             known[block_id] = terms
             opened = min(datetime.fromisoformat(created), now)
@@ -205,7 +269,7 @@ def sync(db: sqlite_utils.Database, *, now: datetime) -> None:
                 [
                     block_id,
                     opened.isoformat(),
-                    last_access,
+                    opened.isoformat(),
                     opened.isoformat(),
                     (opened + timedelta(hours=T_MAX_HOURS)).isoformat(),
                     T_MAX_HOURS,
@@ -213,13 +277,21 @@ def sync(db: sqlite_utils.Database, *, now: datetime) -> None:
             )
 
 
+def wrote(db: sqlite_utils.Database, block_id: int) -> datetime | None:
+    """When the user last wrote in the thread itself (its block)."""
+    row = db.execute("SELECT max(at) FROM episodes WHERE block_id = ?", [block_id]).fetchone()
+    return datetime.fromisoformat(row[0]) if row and row[0] else None
+
+
 def _pulled(db: sqlite_utils.Database, block_id: int, stored: str, now: datetime) -> datetime:
-    """When the user last pulled the thread: the stored time (its brief led a reply),
-    or the block's last access (a message on it, or a recall that went into a reply)."""
+    """When the user last pulled the thread: the stored time (when the thread opened,
+    or its brief led a reply), or their last message in the thread itself. Neither a
+    recall that brought the block into a reply nor a passing mention in another
+    conversation is a look: the user did not see where the thread stood."""
     pulled = datetime.fromisoformat(stored)
-    row = db.execute("SELECT last_access FROM blocks WHERE id = ?", [block_id]).fetchone()
-    if row is not None:
-        pulled = max(pulled, datetime.fromisoformat(row[0]))
+    last = wrote(db, block_id)
+    if last is not None:
+        pulled = max(pulled, last)
     return min(pulled, now)
 
 
@@ -289,11 +361,24 @@ def facts(
     profile_changes: Sequence[str] = (),
     exclude: Sequence[int] = (),
 ) -> Facts:
-    """What moved on the thread since the user last saw it (its brief, else its start)."""
-    since = thread.shown or thread.opened
-    terms = _terms(db, thread.block_id)
+    """What moved on the thread since the user last wrote in it (else since it opened).
+
+    Not since its brief was last shown: a brief shown on a passing mention in another
+    conversation must not bury the news for the real return. Of the messages elsewhere,
+    the brief keeps the MAX_RELATED that say most about the thread: those asking a
+    question first (what is still open), then those sharing most of its terms, then the
+    latest; they are listed oldest first."""
+    since = since_wrote(db, thread)
+    found = salient(db, thread.block_id)
     moved = touching(db, thread.block_id, after=since, until=now, exclude=exclude)
-    related = [t for t in moved if t.block_id != thread.block_id][-MAX_RELATED:]
+    elsewhere = [t for t in moved if t.block_id != thread.block_id]
+    ranked = sorted(
+        elsewhere,
+        key=lambda t: ("?" in t.text, found.overlap(t.words), t.at, t.episode_id),
+        reverse=True,
+    )
+    related = sorted(ranked[:MAX_RELATED], key=lambda t: (t.at, t.episode_id))
+    terms = found.terms
     profile = [change for change in profile_changes if terms & set(stems(change))]
     neighbours = {t.block_id for t in moved} | {thread.block_id} | _linked(db, thread.block_id)
     moves: list[str] = []
@@ -310,12 +395,19 @@ def facts(
         label=thread.label,
         opened=thread.opened,
         since=since,
-        seen=thread.shown is not None,
+        seen=since > thread.opened,
         related=related,
         profile=profile,
         moves=moves,
         questions=_questions(db, thread.block_id, related),
     )
+
+
+def since_wrote(db: sqlite_utils.Database, thread: Thread) -> datetime:
+    """Where a brief's news starts: the user's last message in the thread, or its
+    opening."""
+    last = wrote(db, thread.block_id)
+    return max(thread.opened, last) if last is not None else thread.opened
 
 
 def _linked(db: sqlite_utils.Database, block_id: int) -> set[int]:
@@ -351,7 +443,7 @@ def extractive(found: Facts, zone: tzinfo) -> str:
     news = [f"- {day(t.at)}, in another conversation: “{clip(t.text)}”" for t in found.related]
     news += [f"- profile: {change}" for change in found.profile]
     news += [f"- memory: {move}" for move in found.moves]
-    since = f"you last looked ({day(found.since)})" if found.seen else "it opened"
+    since = f"you last wrote on it ({day(found.since)})" if found.seen else "it opened"
     if news:
         lines.append(f"Since {since}:")
         lines += news
@@ -416,7 +508,7 @@ def touched_by(db: sqlite_utils.Database, episode_id: int) -> list[int]:
     return [
         block_id
         for (block_id,) in db.execute("SELECT block_id FROM threads ORDER BY block_id").fetchall()
-        if block_id == owner or _touches(words, _terms(db, block_id))
+        if block_id == owner or salient(db, block_id).touched(words)
     ]
 
 

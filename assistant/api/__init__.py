@@ -172,6 +172,22 @@ class Memory:
         with self._lock:
             return self._services().assistant.digest(claim=False) or "nothing to report"
 
+    def threads(self) -> list[dict[str, Any]]:
+        """Open problems, most urgent first: urgency `u`, refresh interval `tau_hours`,
+        the last refresh and the brief of what moved since the user last looked (due
+        briefs are written first). The shape of `aniso memory threads --json`."""
+        with self._lock:
+            return [thread.as_dict() for thread in self._services().refresher.listing()]
+
+    def procedures(self) -> list[dict[str, Any]]:
+        """Accepted answers kept for reuse, heaviest first (rejected ones last, never
+        reused), with `uses` and `weight`. The shape of `aniso memory procedures --json`."""
+        from aniso.tiers import procedures
+
+        with self._lock:
+            services = self._services()
+            return [p.as_dict() for p in procedures.listing(services.db, now=services.clock())]
+
     def unpack(self, block_id: int) -> dict[str, Any]:
         """Restore a warm or cold block's archived episodes into a new hot block."""
         from aniso.tiers import unpack

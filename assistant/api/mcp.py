@@ -99,6 +99,21 @@ def _add_writing_tools(server: Any, memory: Memory, call: Call) -> None:
         return _json(await call(lambda: memory.profile_unset(field, value)))
 
     @server.tool(
+        description="Open problems the user has not resolved, most urgent first, each with "
+        "a brief in words of what moved since the user last looked at it."
+    )
+    async def threads() -> str:
+        return _json(await call(memory.threads))
+
+    @server.tool(
+        description="Answers the user accepted (meal plans, packing lists, workouts, "
+        "checklists), kept as steps for reuse, with their uses and weights; rejected ones "
+        "are listed last and never reused."
+    )
+    async def procedures() -> str:
+        return _json(await call(memory.procedures))
+
+    @server.tool(
         description="Undo the profile changes learned from the last message that changed "
         "the profile (values it set end, values it ended hold again); call again to go one "
         "message further back."

@@ -185,24 +185,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 def threads_command(ctx: click.Context, as_json: bool) -> None:
     """List open threads, most urgent first: urgency u, refresh interval and brief."""
     services = _root(ctx).services()
-    listed = services.refresher.listing()
-    shown = [
-        {
-            "label": thread.label,
-            "opened": thread.opened.isoformat(),
-            "u": round(thread.u, 4),
-            "tau_hours": round(thread.tau_hours, 2),
-            "n": thread.n,
-            "r": thread.r,
-            "hours_since_pulled": round(thread.dt_hours, 2),
-            "last_refresh": thread.last_refresh.isoformat(),
-            "next_refresh": thread.next_refresh.isoformat(),
-            "brief": thread.brief,
-            "brief_source": thread.source,
-            "block_id": thread.block_id,
-        }
-        for thread in listed
-    ]
+    shown = [thread.as_dict() for thread in services.refresher.listing()]
     if as_json:
         click.echo(json.dumps({"threads": shown}, ensure_ascii=False, indent=2))
         return
@@ -243,22 +226,7 @@ def procedures_command(
         )
         if not done:
             raise InputError(f"no procedure {chosen}: see `aniso memory procedures`")
-    listed = procedures.listing(db, now=services.clock())
-    shown = [
-        {
-            "id": p.id,
-            "kind": p.kind,
-            "title": p.title,
-            "steps": p.steps,
-            "params": p.params,
-            "uses": p.uses,
-            "weight": p.weight,
-            "pinned": p.pinned,
-            "rejected": p.rejected,
-            "last_used": p.last_used.isoformat(),
-        }
-        for p in listed
-    ]
+    shown = [p.as_dict() for p in procedures.listing(db, now=services.clock())]
     if as_json:
         click.echo(json.dumps({"procedures": shown}, ensure_ascii=False, indent=2))
         return

@@ -8,6 +8,7 @@
 - `bench tui`: the terminal UI's first paint, first token, key latency and RSS.
 - `bench start`: `--help`, `ask` to its first token (in parts) and the TUI's first paint.
 - `bench soak`: a simulated year of chat; latency, RSS and storage growth, first vs last.
+- `bench procedures`: tokens and time of a repeated request, first vs third; wrong reuse.
 
 Progress shows on a TTY; `--json` and pipes stay quiet.
 """
@@ -452,6 +453,20 @@ def _statements(path: str | None) -> Path:
 
         raise InputError("no labelled set here; pass --data FILE (JSONL, see README)")
     return here
+
+
+@bench.command("procedures")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def procedures_command(ctx: click.Context, as_json: bool) -> None:
+    """Model tokens and time of a repeated request (a weekly meal plan), first against
+    third time, with the model writing the reused plan and from its steps alone; that the
+    plan follows a diet change; and how often a rejected answer is reused (must be 0)."""
+    from aniso.bench.procedures import render, run
+
+    with _phases(as_json) as bar:
+        result = run(_root(ctx).settings, progress=bar)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else render(result))
 
 
 @bench.command("profile")

@@ -112,6 +112,16 @@ class Settings(BaseSettings):
     compact_at: str = "03:30"
     """Local time of the nightly compaction, HH:MM in `timezone`."""
 
+    procedure_replies: Literal["auto", "steps", "model"] = "auto"
+    """How a request answered by an accepted procedure is replied to. `steps`: the
+    procedure's steps filled from the current profile, under a fixed lead-in, with no
+    model call; `model`: the model writes the reply from those steps; `auto`: steps for
+    the embedded model, the model for a capable one (`llm_extraction` on)."""
+
+    push_refresh: bool = True
+    """Start the first reply after a pause on an open problem from its brief (what moved
+    since). Off, the reply gets recall alone; briefs are still kept for `memory threads`."""
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -164,6 +174,13 @@ class Settings(BaseSettings):
         if self.llm_extraction == "auto":
             return not self.is_embedded_model
         return self.llm_extraction == "on"
+
+    @property
+    def procedure_from_steps(self) -> bool:
+        """Whether a reused procedure is answered from its steps, without the model."""
+        if self.procedure_replies == "auto":
+            return not self.use_llm_extraction
+        return self.procedure_replies == "steps"
 
     @property
     def db_path(self) -> Path:

@@ -53,6 +53,33 @@ def test_open_remember_recall_profile_export_compact_and_close(
     assert b"735291" not in b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
 
 
+def test_threads_and_procedures_have_the_shapes_of_the_cli(data_dir: Path) -> None:
+    from aniso.tiers import procedures
+
+    with aniso.open(data_dir=data_dir) as memory:
+        memory.remember("I'm vegetarian")
+        memory.remember("The boiler doesn't work: the boiler pressure drops every night")
+        [thread] = memory.threads()
+        assert "The boiler" in thread["label"] and thread["brief"]
+        assert set(thread) >= {"u", "tau_hours", "last_refresh", "brief", "block_id"}
+        services = memory.services
+        procedures.keep(
+            services.db,
+            kind="meal plan",
+            title="a weekly meal plan",
+            steps=["Monday: vegetarian lentil curry"],
+            profile=services.profile.current().as_values(),
+            episode_id=None,
+            now=services.clock(),
+        )
+        [kept] = memory.procedures()
+        assert (kept["kind"], kept["steps"], kept["uses"]) == (
+            "meal plan",
+            ["Monday: {diet} lentil curry"],
+            1,
+        )
+
+
 def test_remember_says_what_it_learned_and_profile_undo_takes_it_back(data_dir: Path) -> None:
     with aniso.open(data_dir=data_dir) as memory:
         stored = memory.remember("I am allergic to nuts.")

@@ -29,6 +29,8 @@ TOOLS = {
     "forget",
     "digest",
     "unpack",
+    "threads",
+    "procedures",
 }
 
 
@@ -91,6 +93,17 @@ async def test_a_client_remembers_recalls_reads_the_profile_and_forgets(data_dir
     assert b"Qzvmarker" not in raw and b"qzvmarker" not in raw.lower()
     assert CARD.encode() not in raw and CARD.replace(" ", "").encode() not in raw
     assert EMAIL.encode() not in raw
+
+
+async def test_a_client_reads_open_threads_and_procedures(data_dir: Path) -> None:
+    async def body(session: ClientSession) -> None:
+        assert await call(session, "threads") == [] and await call(session, "procedures") == []
+        await call(session, "remember", text="The boiler doesn't work: the pressure drops")
+        [thread] = await call(session, "threads")
+        assert "boiler" in thread["label"] and 24 <= thread["tau_hours"] <= 168
+        assert thread["brief"], "a new thread gets its brief at once"
+
+    await with_session(body)
 
 
 async def test_bad_input_is_a_tool_error_not_a_crash(data_dir: Path) -> None:

@@ -21,7 +21,10 @@ HEADER = "## A plan the user accepted before"
 
 
 def session(clock: SimulatedClock) -> Services:
-    return build(load_settings({"model": "fake/scripted"}), clock=clock)
+    """The model writes the reply from a reused procedure (the mode for a capable model)."""
+    return build(
+        load_settings({"model": "fake/scripted", "procedure_replies": "model"}), clock=clock
+    )
 
 
 def system_of(llm: ScriptedLLM) -> str:
@@ -163,3 +166,91 @@ def test_procedures_and_threads_round_trip_through_export_and_import(
         "SELECT procedure_id, episode_id FROM procedure_links ORDER BY procedure_id"
     ).fetchall()
     assert links[1][1] > links[0][1], "merged links point at the merged episodes"
+
+
+def from_steps(clock: SimulatedClock) -> Services:
+    return build(
+        load_settings({"model": "fake/scripted", "procedure_replies": "steps"}), clock=clock
+    )
+
+
+def accepted(services: Services, llm: ScriptedLLM, answer: str, request: str) -> Services:
+    """A vegetarian asks, gets `answer` and thanks for it: a procedure is kept."""
+    services.assistant.send("I'm vegetarian")
+    llm.reply(answer)
+    services.assistant.send(request)
+    services.assistant.send("Thanks, perfect!")
+    return services
+
+
+def test_a_covered_repeat_is_answered_from_the_steps_without_the_model(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    services = accepted(from_steps(clock), llm, PLAN, "Can you make me a weekly meal plan?")
+    clock.advance(timedelta(days=7))
+    services.assistant.send("I became vegan last week")
+    calls = len(llm.calls)
+    reply = services.assistant.send("Make me a weekly meal plan, please")
+    assert len(llm.calls) == calls, "the model was asked for a plan the steps cover"
+    assert reply.procedure is not None and reply.procedure.direct
+    assert reply.text == (
+        "Here is the meal plan you accepted before, adapted to your profile now "
+        "(diet vegetarian → vegan):\n\n- Monday: vegan lentil curry\n"
+        "- Tuesday: vegan pasta with spinach\n- Wednesday: vegan bean tacos"
+    )
+    [stored] = services.db.execute(
+        "SELECT reply FROM episodes WHERE id = ?", [reply.episode_id]
+    ).fetchone()
+    assert stored == reply.text
+    services.assistant.send("No, I don't like it")
+    before = len(llm.calls)
+    again = services.assistant.send("Make me a weekly meal plan, please")
+    assert again.procedure is None, "a rejected reuse came back"
+    assert len(llm.calls) == before + 1
+
+
+def test_a_repeat_asking_for_more_goes_to_the_model_with_the_steps(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    services = from_steps(clock)
+    llm.reply("- passport\n- ski jacket\n- gloves")
+    services.assistant.send("Make me a packing list for a ski weekend")
+    services.assistant.send("Thanks!")
+    calls = len(llm.calls)
+    same = services.assistant.send("Make me a packing list for a ski weekend again")
+    assert same.procedure is not None and same.procedure.direct and len(llm.calls) == calls
+    beach = services.assistant.send("Make me a packing list for the beach")
+    assert beach.procedure is not None and not beach.procedure.direct
+    assert len(llm.calls) == calls + 1 and HEADER in system_of(llm)
+
+
+def test_a_russian_repeat_gets_a_russian_lead_in(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    services = from_steps(clock)
+    llm.reply("1. Приседания\n2. Отжимания\n3. Планка")
+    services.assistant.send("Составь мне тренировку на завтра")
+    services.assistant.send("Спасибо!")
+    reply = services.assistant.send("Составь мне тренировку на завтра")
+    assert reply.text == (
+        "Вот то, что вам подошло в прошлый раз (тренировка):\n\n- Приседания\n- Отжимания\n- Планка"
+    )
+
+
+def test_a_diet_change_no_step_names_sends_the_repeat_to_the_model(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    plan = "- Monday: omelette\n- Tuesday: cheese pasta"
+    services = accepted(from_steps(clock), llm, plan, "Can you make me a weekly meal plan?")
+    [kept] = procedures.listing(services.db, now=clock())
+    assert kept.params == {"diet": ["vegetarian"]}, "the diet a meal plan relied on is kept"
+    calls = len(llm.calls)
+    unchanged = services.assistant.send("Can you make me a weekly meal plan?")
+    assert unchanged.procedure is not None and unchanged.procedure.direct
+    assert len(llm.calls) == calls
+    services.assistant.send("I became vegan")
+    before = len(llm.calls)
+    changed = services.assistant.send("Can you make me a weekly meal plan?")
+    assert changed.procedure is not None and not changed.procedure.direct
+    assert len(llm.calls) == before + 1
+    assert "profile changed (diet: vegetarian → vegan)" in system_of(llm)

@@ -19,6 +19,25 @@ def session(clock: SimulatedClock, **overrides: object) -> Services:
     return build(load_settings({"model": "fake/scripted", **overrides}), clock=clock)
 
 
+VISA = (
+    "My visa application is stuck: the visa centre has not answered",
+    "The embassy called: the visa centre lost my application",
+)
+CAR = (
+    "The car doesn't work: the car battery dies every morning",
+    "The garage called: the car alternator is broken. Buy a used one?",
+)
+
+
+def open_thread(clock: SimulatedClock, opening: str, news: str, **overrides: object) -> Services:
+    """A session with a problem, then news on it 8 hours later (another conversation)."""
+    services = session(clock, **overrides)
+    services.assistant.send(opening)
+    clock.advance(timedelta(hours=8))
+    services.assistant.send(news)
+    return services
+
+
 def test_urgency_saturates_and_the_interval_stays_within_a_day_and_a_week() -> None:
     assert urgency(0, 0, 0) == 0
     assert urgency(3, 2, 72) == pytest.approx(0.5)  # every signal at its half point
@@ -122,10 +141,11 @@ def test_forget_drops_the_thread_and_rewrites_every_brief(
 ) -> None:
     from aniso.data.forget import forget, plan_search
 
-    services = session(clock)
-    services.assistant.send("The boiler doesn't work, the boiler pressure drops every night")
-    clock.advance(timedelta(hours=8))
-    services.assistant.send("Zqxmark: the boiler pressure dropped to zero again")
+    services = open_thread(
+        clock,
+        "The boiler doesn't work, the boiler pressure drops every night",
+        "Zqxmark: the boiler pressure dropped to zero again",
+    )
     clock.advance(timedelta(days=8))
     services.refresher.run()
     assert "Zqxmark" in services.db.execute("SELECT brief FROM threads").fetchone()[0]
@@ -159,3 +179,41 @@ def test_model_failure_falls_back_to_the_extractive_brief(
     [thread] = services.refresher.listing()
     assert thread.source == "extractive" and thread.brief.startswith("Open since")
     assert "Never mention ids" in llm.calls[-1].messages[0]["content"], "the model was asked"
+
+
+def test_a_short_return_naming_the_problem_touches_and_a_common_word_does_not(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    services = open_thread(clock, *VISA)
+    clock.advance(timedelta(days=3))
+    unrelated = services.assistant.send("The answer to the crossword was easy today")
+    assert unrelated.briefs == (), "'answer' is said once on the thread: a common word"
+    [thread] = services.refresher.listing()
+    assert thread.r == 1, "only the embassy's call mentions the visa elsewhere"
+    clock.advance(timedelta(days=11))
+    back = services.assistant.send("Still waiting on the visa")
+    assert [brief.label for brief in back.briefs] == [thread.label]
+    assert "lost my application" in back.briefs[0].text
+
+
+def test_a_passing_mention_is_news_not_a_look(
+    llm: ScriptedLLM, clock: SimulatedClock, data_dir: Path
+) -> None:
+    """Recall brings the thread into the replies to later chats about the car, and
+    briefs shown on them are looks; with push refresh off none is shown, so the
+    thread's Δt shows that neither the chats nor the recalls pulled it. Either way
+    the brief at the return still says what the garage found."""
+    for push in (False, True):
+        start = clock()
+        services = open_thread(clock, *CAR, push_refresh=push, data_dir=str(data_dir / str(push)))
+        for chat in ("I washed the car today", "The car insurance went up", "Parking the car"):
+            clock.advance(timedelta(days=1))
+            services.assistant.send(chat)
+        [first] = [t for t in services.refresher.listing() if "battery dies" in t.label]
+        assert first.r >= 3, "the chats about the car are mentions of it"
+        if not push:
+            assert first.last_pulled == start and first.dt_hours >= 3 * 24
+    clock.advance(timedelta(days=7))
+    back = services.assistant.send("Back to the car: the battery died again this morning")
+    [brief] = [b for b in back.briefs if "battery dies" in b.label]
+    assert "alternator is broken" in brief.text and "Buy a used one?" in brief.text
