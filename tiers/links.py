@@ -20,6 +20,11 @@ LINK_HALF_LIFE_DAYS = 90.0
 OPEN_LINK_WEIGHT = 1.0
 """A link this strong ties a block to an open problem: two rare shared terms, or use
 together; one shared term (≤ 0.59) or adjacency in time (0.5) is not enough."""
+OPEN_LINKS = 5
+"""At most this many blocks, the most strongly linked, are held by one open problem. Its
+context is a handful of conversations; in a store where everyday words link much of
+the history strongly (the synthetic compaction bench: 21 of 22 old blocks), an unbounded
+hold kept everything warm and nothing ever went cold."""
 
 
 def _pair(first: int, second: int) -> tuple[int, int]:
@@ -117,21 +122,25 @@ def neighbours(
 
 def linked_to_open(db: sqlite_utils.Database, block_ids: Iterable[int]) -> set[int]:
     """Those of `block_ids` strongly linked (weight ≥ OPEN_LINK_WEIGHT) to an active
-    block with an open problem: what the user is working on keeps them near. The
-    stored weight counts, not the aged one: the link matters while the problem is open,
-    however long that takes. Open problems are few, so only their links are read."""
+        block with an open problem: what the user is working on keeps them near. The
+        stored weight counts, not the aged one: the link matters while the problem is open,
+        however long that takes. Open problems are few, so only their links are read, the
+    strongest `OPEN_LINKS` of each."""
     wanted = set(block_ids)
     open_ids = [
         row[0] for row in db.execute("SELECT id FROM blocks WHERE open = 1 AND status = 'active'")
     ]
     if not wanted or not open_ids:
         return set()
-    marks = ",".join("?" * len(open_ids))
-    rows = db.execute(
-        f"SELECT a, b FROM links WHERE weight >= ? AND (a IN ({marks}) OR b IN ({marks}))",
-        [OPEN_LINK_WEIGHT, *open_ids, *open_ids],
-    ).fetchall()
-    return {block for pair in rows for block in pair if block in wanted} - set(open_ids)
+    held: set[int] = set()
+    for open_id in open_ids:
+        rows = db.execute(
+            "SELECT CASE WHEN a = ? THEN b ELSE a END AS other FROM links "
+            "WHERE weight >= ? AND (a = ? OR b = ?) ORDER BY weight DESC, other LIMIT ?",
+            [open_id, OPEN_LINK_WEIGHT, open_id, open_id, OPEN_LINKS],
+        ).fetchall()
+        held.update(row[0] for row in rows)
+    return (held & wanted) - set(open_ids)
 
 
 def inherit(db: sqlite_utils.Database, new: int, old: int, *, at: datetime) -> None:
