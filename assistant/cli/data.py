@@ -51,7 +51,7 @@ def export_command(ctx: click.Context, out: str, fmt: str, misses: bool, as_json
 
     if misses and fmt != "json":
         raise InputError("--misses writes JSON Lines: drop --format md")
-    services = _root(ctx).services()
+    services = _root(ctx).services(catch_up=False)  # the data as it is stored
     if misses:
         _export_misses(services, Path(out), as_json=as_json)
         return
@@ -104,7 +104,7 @@ def import_command(ctx: click.Context, file: str, mode: str, as_json: bool) -> N
     from aniso.data.reading import read_document
 
     document = read_document(Path(file))  # before opening the store: a bad file touches nothing
-    services = _root(ctx).services()
+    services = _root(ctx).services(catch_up=False)  # replaces or adds to it as is
     bar = Bar("importing", sum(document.blocks.values()), quiet=as_json)
     try:
         erasure = None
@@ -195,7 +195,7 @@ def forget_command(
     chosen = [bool(blocks), query is not None, bool(before or after), everything]
     if sum(chosen) != 1:
         raise InputError("say what to forget: one of --block, --search, --before/--after, --all")
-    services = _root(ctx).services()
+    services = _root(ctx).services(catch_up=False)  # a preview changes nothing
     db = services.db
     if blocks:
         plan = f.plan_blocks(db, list(blocks))

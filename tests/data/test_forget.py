@@ -46,8 +46,11 @@ def files_with_any(data_dir: Path, needles: list[bytes]) -> list[str]:
     ]
 
 
-def recall(query: str) -> list[dict]:
-    result = run_cli("memory", "recall", query, "--json")
+def recall(query: str, now: SimulatedClock | None = None) -> list[dict]:
+    """`memory recall` in a child; with `now`, at the store's simulated time, so no
+    nights are caught up on first and the kept memory is still hot."""
+    at = ["--now", now().isoformat()] if now is not None else []
+    result = run_cli(*at, "memory", "recall", query, "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["items"]
 
@@ -91,8 +94,8 @@ def test_forgotten_strings_leave_no_byte_in_the_data_dir(
     assert files_with(data_dir, b"zqx") == []
     assert files_with_any(data_dir, vectors) == []
     for marker in ("Zqxhotmark", "Zqxwarmmark", "Zqxcoldmark", "Zqxarchmark", "Zqxprofmark"):
-        assert recall(marker) == []
-    kept = recall("jasmine green tea")
+        assert recall(marker, clock) == []
+    kept = recall("jasmine green tea", clock)
     assert kept and kept[0]["text"].startswith(KEEP)
 
     db = sqlite3.connect(data_dir / "aniso.db")
