@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from aniso.bench.measure import peak_rss_mb
+from aniso.bench.measure import child_python, peak_rss_mb
 from aniso.bench.scale import bench_settings, close, sqlite_bytes
 from aniso.bench.synthetic import Progress, populate, synthetic_episodes
 from aniso.core.clock import SimulatedClock
@@ -33,12 +32,9 @@ from aniso.services import build
 
 def child_step(name: str, folder: Path, file: Path, at: str) -> dict[str, Any]:
     """Run `aniso.bench.data_step` in a child: its figures (with its own peak RSS) and
-    its wall time from start to exit. `-P`: run from a checkout, the folder would come
-    first on sys.path, and its `profile/` hide the standard library's `profile`, which
-    spaCy imports: the guard would then fail closed and withhold every text."""
+    its wall time from start to exit, started as every bench child is (`child_python`)."""
     command = [
-        sys.executable,
-        "-P",
+        *child_python(),
         "-m",
         "aniso.bench.data_step",
         name,

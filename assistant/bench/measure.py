@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import resource
+import sys
 from collections.abc import Iterable
 
 
@@ -63,3 +64,10 @@ def own_peak_rss_mb() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return peak_rss_mb()
+
+
+def child_python() -> list[str]:
+    """The command that starts a bench's child Python. `-P`: run from a checkout, the
+    folder would come first on sys.path, and its `profile/` hide the standard library's
+    `profile`, which spaCy imports; the guard would then fail closed on every text."""
+    return [sys.executable, "-P"]

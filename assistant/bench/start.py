@@ -18,7 +18,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aniso.bench import tui as tui_bench
+from aniso.bench.measure import child_python
 from aniso.core.errors import AnisoError
 from aniso.core.timings import ENV as TIMINGS_ENV
 
@@ -74,7 +74,7 @@ def _run(args: list[str], env: dict[str, str], *, timeout: float = 600.0) -> flo
     """Seconds from spawn to exit of `python -c <cli> args`; AnisoError if it fails."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-P", "-c", CLI, *args],
+        [*child_python(), "-c", CLI, *args],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -140,7 +140,7 @@ def split(recorded: dict[str, Any], *, spawned: float) -> dict[str, float]:
 def tui_first_token(env: dict[str, str]) -> dict[str, float]:
     """`bench tui`'s first token (model warm-up, then a message) in a fresh process."""
     done = subprocess.run(
-        [sys.executable, "-P", "-c", TUI_FIRST_TOKEN],
+        [*child_python(), "-c", TUI_FIRST_TOKEN],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,

@@ -17,13 +17,12 @@ import os
 import select
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
-from aniso.bench.measure import peak_rss_mb, rss_mb, spread
+from aniso.bench.measure import child_python, peak_rss_mb, rss_mb, spread
 
 PROMPTS = (
     "Remind me to water the basil on the balcony.",
@@ -45,7 +44,7 @@ def first_paint(*, runs: int = 3, limit_s: float = 60.0) -> list[float]:
         env = {**os.environ, "TERM": "xterm-256color", "ANISO_DATA_DIR": data_dir}
         start = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-P", "-c", "from aniso.cli import main; main()"],
+            [*child_python(), "-c", "from aniso.cli import main; main()"],
             stdin=follower,
             stdout=follower,
             stderr=follower,
