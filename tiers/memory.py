@@ -260,7 +260,7 @@ class TieredMemory:
             )
         ]
         query_vector = self.dense.embed([query])[0]
-        dense_hits = self.dense.search(query_vector, k=CANDIDATES)
+        dense_hits = _turn_candidates(self.dense, query_vector)
         fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
         scores = fuse_lists([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
         scores = _evident_archive(scores, lexical_hits, dense_hits)
@@ -278,6 +278,7 @@ class TieredMemory:
         if lists.asks_for_list(query):
             ranked = self._diversify(ranked, query)
         ranked = self._with_neighbours(ranked, exclude=excluded)
+        ranked = _quotes_in_place(ranked)
         deduped = _dedupe(ranked, limit=limit)
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
@@ -340,13 +341,6 @@ class TieredMemory:
                 self.db, [parse_key(k)[1] for k in scores if k.startswith("a:")]
             ).items()
         }
-        standing: dict[int, float] = {}
-        for block_id, score in archived.values():
-            standing[block_id] = max(score, standing.get(block_id, 0.0))
-        block_scores = {
-            number: max(scores.get(block_key(number), 0.0), standing.get(number, 0.0))
-            for number in {*block_ids, *standing}
-        }
         scores_of_blocks = set(block_ids)
         hits: list[_Hit] = []
         for row in select_in(
@@ -360,7 +354,20 @@ class TieredMemory:
             if row["id"] in exclude or row["status"] != "active":
                 continue
             hits.append(_episode_hit(row, score=scores[episode_key(row["id"])]))
-        quotes = _quotes(self.db, archived)
+        lifted = _lift_archived(archived, hits)
+        standing: dict[int, float] = {}
+        for block_id, score in lifted.values():
+            standing[block_id] = max(score, standing.get(block_id, 0.0))
+        block_scores = {
+            number: max(scores.get(block_key(number), 0.0), standing.get(number, 0.0))
+            for number in {*block_ids, *standing}
+        }
+        quotes = _quotes(self.db, lifted)
+        # A warm block that kept every turn (a short one always keeps its one turn)
+        # has a summary that says nothing its live turns do not, and shown beside
+        # them it took a place of the top 10, or stood in for the very turn it
+        # repeats: the summary speaks for archived turns only.
+        packed = archive.packed_blocks(self.db, list(block_scores))
         for row in select_in(
             self.db,
             "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
@@ -371,17 +378,24 @@ class TieredMemory:
                 continue
             if row["tier"] == "hot" and row["id"] not in scores_of_blocks:
                 continue
+            if row["tier"] == "warm" and row["id"] not in packed:
+                continue
+            shown = quotes.get(row["id"], ())
+            best = block_scores[row["id"]]
             hits.append(
                 _Hit(
                     key=block_key(row["id"]),
-                    score=block_scores[row["id"]],
+                    score=best,
                     block_id=row["id"],
                     tier=row["tier"],
                     at=datetime.fromisoformat(row["last_episode_at"]),
                     text=row["summary"],
                     episode_id=None,
                     ref=None,
-                    quotes=quotes.get(row["id"], ()),
+                    quotes=shown,
+                    quote_shares=tuple(
+                        lifted[q.episode_id][1] / best if best > 0 else 0.0 for q in shown
+                    ),
                 )
             )
         return hits, archived
@@ -612,6 +626,8 @@ class _Hit:
     ref: str | None
     expanded: bool = False
     quotes: tuple[Quote, ...] = ()
+    quote_shares: tuple[float, ...] = ()
+    """Each quote's score as a share of the hit's: actuality scales both alike."""
 
     def item(self) -> MemoryItem:
         return MemoryItem(
@@ -687,6 +703,33 @@ def fuse_rrf(
     if best_possible <= 0:
         return {}
     return {key: score / best_possible for key, score in fused.items()}
+
+
+def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, float]]:
+    """The CANDIDATES nearest turns (live or archived), with the block summaries
+    nearer than the last of them.
+
+    Warm summaries and cold capsules share the vector index with the turns: counted
+    among the candidates, each one pushed a turn out, so a turn found by meaning alone
+    near the cut was a candidate hot-only and not once its neighbours had gone warm
+    (synthetic_en: "what is the name of Priya's cat?" lost its answer, cosine 0.427,
+    to ten summaries that raised the cut from 0.424 to 0.438). The search widens by
+    the summaries it met, a few times at most; hot-only it never widens."""
+    k = CANDIDATES
+    for _ in range(4):
+        hits = dense.search(vector, k=k)
+        blocks_met = sum(1 for key, _ in hits if key.startswith("b:"))
+        if len(hits) < k or len(hits) - blocks_met >= CANDIDATES:
+            break
+        k = CANDIDATES + blocks_met
+    kept: list[tuple[str, float]] = []
+    turns = 0
+    for key, cosine in hits:
+        if turns >= CANDIDATES:
+            break
+        kept.append((key, cosine))
+        turns += not key.startswith("b:")
+    return kept
 
 
 def _episode_hit(row: dict, *, score: float, expanded: bool = False) -> _Hit:
@@ -778,6 +821,49 @@ def _lift_neighbours(
         ]
         if around:
             hit.score += NEIGHBOUR_LIFT * max(around)
+    return hits
+
+
+def _lift_archived(
+    archived: dict[int, tuple[int, float]], hits: list[_Hit]
+) -> dict[int, tuple[int, float]]:
+    """Archived hits (id → block, score) lifted by their neighbours as a live turn is
+    (`_lift_neighbours`, from the scores as fused): a turn scores the same packed or
+    live, so the block it stands for and the quote it gives rank where the turn
+    itself ranked hot-only. Archived episodes keep their ids, so adjacent is ±1."""
+    base = dict(archived)
+    base.update({hit.episode_id: (hit.block_id, hit.score) for hit in hits if hit.episode_id})
+    lifted: dict[int, tuple[int, float]] = {}
+    for number, (block_id, score) in archived.items():
+        around = [
+            base[other][1]
+            for other in (number - 1, number + 1)
+            if other in base and base[other][0] == block_id
+        ]
+        lifted[number] = (block_id, score + NEIGHBOUR_LIFT * max(around, default=0.0))
+    return lifted
+
+
+def _quotes_in_place(hits: list[_Hit]) -> list[_Hit]:
+    """Each gist keeps its best quote, and a further one only where that turn would
+    rank live: at least as high as the hit that follows the gist.
+
+    The quotes ride at their block's rank; a weaker one took a place of the top 10
+    that a better turn held hot-only ("what product does Priya design?": a capsule's
+    second and third quotes, at 0.39 and 0.36, pushed the answer, 0.56, out)."""
+    for index, hit in enumerate(hits):
+        if len(hit.quotes) < 2:
+            continue
+        following = hits[index + 1].score if index + 1 < len(hits) else 0.0
+        kept = [
+            (quote, share)
+            for position, (quote, share) in enumerate(
+                zip(hit.quotes, hit.quote_shares, strict=True)
+            )
+            if position == 0 or hit.score * share >= following
+        ]
+        hit.quotes = tuple(quote for quote, _ in kept)
+        hit.quote_shares = tuple(share for _, share in kept)
     return hits
 
 
