@@ -82,6 +82,10 @@ def warm_loads(settings: Settings | None = None, *, guard: bool = True) -> None:
         engine.shared_analyzer()
     if settings is None:
         return
+    # The longest first: chromadb's import overlaps the chat thread's own imports; a
+    # turn that reaches its first message before the weights are warmed loads them itself.
+    import chromadb  # noqa: F401 - third-party, imported once; the index opens it later
+
     if settings.embedding == LOCAL_EMBEDDING:
         with IMPORTS:
             from aniso.tiers.index import embeddings
@@ -89,7 +93,6 @@ def warm_loads(settings: Settings | None = None, *, guard: bool = True) -> None:
     from aniso.core.tokens import count_tokens
 
     count_tokens("warm")
-    import chromadb  # noqa: F401 - third-party, imported once; the index opens it later
 
 
 def prepare_model(settings: Settings) -> None:
