@@ -105,8 +105,8 @@ def prepare_model(settings: Settings) -> None:
     with timings.span("model"):
         embedded.load_model()
         with IMPORTS:
-            from aniso.prompt import SMALL_MODEL_PREAMBLE
-        embedded.prime([{"role": "system", "content": SMALL_MODEL_PREAMBLE}])
+            from aniso.prompt import SMALL_MODEL_START
+        embedded.prime([{"role": "system", "content": SMALL_MODEL_START}])
 
 
 @dataclass(frozen=True)
