@@ -10,11 +10,14 @@ stores:
   on the second core while the other threads import and build. The load prints
   nothing and leaves stdout and stderr alone (`embedded._quiet_in_place`), so the
   command's own output is never swallowed;
-- the guard, the profile's indexes and the time vocabulary build on a second thread.
+- the profile's indexes and the time vocabulary build on a second thread, then the
+  guard's engine (only if the message could need it: `privacy.screen`), the embedding
+  weights, the token encoding and the vector store's import.
 
-The caller waits for both (`wait`) before its first message: the profile's indexes
-are plain caches, and a message arriving while they are half built would build them a
-second time, on the same two cores.
+The caller waits (`wait`) only for the profile's indexes and the time vocabulary before
+its first message: they are plain caches, and a message arriving while they are half
+built would build them a second time, on the same two cores. Everything else is built
+once under a lock, so the turn goes on and meets each piece where it needs it.
 
 Privacy is untouched: the guard still screens every message on the chat thread,
 before anything is stored or sent. Warming only builds its engine earlier, and the
@@ -30,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aniso.core import timings
-from aniso.core.settings import Settings
+from aniso.core.settings import LOCAL_EMBEDDING, Settings
+from aniso.privacy.screen import could_hold
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +50,49 @@ no app module and no module of their own in a circle) are imported without it, s
 the heavy imports still overlap."""
 
 
-def warm() -> None:
-    """Build the guard's engine, the profile rules' indexes and the memory's time
-    vocabulary (read on the first stored message otherwise, about 0.15 s)."""
-    # The privacy package imports only `aniso.core`, and none of its modules import
-    # each other in a circle: it and presidio load beside the chat thread's imports.
-    from aniso.privacy import engine
+def warm(settings: Settings | None = None, *, guard: bool = True) -> None:
+    """Everything a turn would otherwise load itself: `warm_caches`, then `warm_loads`."""
+    warm_caches()
+    warm_loads(settings, guard=guard)
 
-    engine.shared_analyzer()
+
+def warm_caches() -> None:
+    """The profile rules' indexes and the memory's time vocabulary (read on the first
+    stored message otherwise, about 0.15 s): plain caches, which a message arriving
+    while they are half built would build a second time, so `wait` waits for these."""
     with IMPORTS:
         from aniso.profile import learner
         from aniso.tiers import when
     learner.warm()
     when.vocabulary()
+
+
+def warm_loads(settings: Settings | None = None, *, guard: bool = True) -> None:
+    """The guard's engine (unless `guard` is False) and, for `settings`, what the first
+    stored message and the first recall load: the local embedding weights, the token
+    encoding and the vector store's import (about half a second of chromadb's own
+    imports). Each is built once under a lock (or Python's import lock), so the chat
+    thread that gets there first waits for the rest of the build instead of repeating
+    it: nothing here needs to be waited for."""
+    if guard:
+        # The privacy package imports only `aniso.core`, and none of its modules import
+        # each other in a circle: it and presidio load beside the chat thread's imports.
+        from aniso.privacy import engine
+
+        engine.shared_analyzer()
+    if settings is None:
+        return
+    # The longest first: chromadb's import overlaps the chat thread's own imports; a
+    # turn that reaches its first message before the weights are warmed loads them itself.
+    import chromadb  # noqa: F401 - third-party, imported once; the index opens it later
+
+    if settings.embedding == LOCAL_EMBEDDING:
+        with IMPORTS:
+            from aniso.tiers.index import embeddings
+        embeddings.warm()
+    from aniso.core.tokens import count_tokens
+
+    count_tokens("warm")
 
 
 def prepare_model(settings: Settings) -> None:
@@ -71,18 +105,19 @@ def prepare_model(settings: Settings) -> None:
     with timings.span("model"):
         embedded.load_model()
         with IMPORTS:
-            from aniso.prompt import SMALL_MODEL_PREAMBLE
-        embedded.prime([{"role": "system", "content": SMALL_MODEL_PREAMBLE}])
+            from aniso.prompt import SMALL_MODEL_START
+        embedded.prime([{"role": "system", "content": SMALL_MODEL_START}])
 
 
 @dataclass(frozen=True)
 class Warming:
-    """The threads `start` began."""
+    """The threads `start` began, and the moment the caches a message needs are built."""
 
     threads: tuple[threading.Thread, ...]
+    ready: threading.Event
 
 
-def start(settings: Settings) -> Warming:
+def start(settings: Settings, message: str | None = None) -> Warming:
     """`prepare_model` and `warm`, each on a thread; a failure there is only logged,
     since the chat thread meets (and reports) the same failure itself when it needs
     the piece: a model that does not load becomes the turn's error, after the message
@@ -91,7 +126,15 @@ def start(settings: Settings) -> Warming:
     Not daemons: the interpreter would kill a daemon thread at exit wherever it is,
     and one killed inside an import leaves the import lock held, so a command that
     failed early (an unusable data dir) hung on its way out. A process that ends
-    before the warm-up does now waits for it: seconds, after the error is shown."""
+    before the warm-up does now waits for it: seconds, after the error is shown.
+
+    With the `message` known (`ask`), the guard's engine is built only if the message
+    could hold something it redacts (`privacy.screen`): for any other message it would
+    be over a second of imports competing with the chat thread for the interpreter, for
+    a scan that does not need them. The reply, if it holds digits, builds the engine
+    after its last token."""
+
+    ready = threading.Event()
 
     def guarded(name: str, work: Callable[[], None]) -> threading.Thread:
         def run() -> None:
@@ -104,13 +147,21 @@ def start(settings: Settings) -> Warming:
         thread.start()
         return thread
 
+    def warm_up() -> None:
+        try:
+            warm_caches()
+        finally:
+            ready.set()
+        warm_loads(settings, guard=message is None or could_hold(message))
+
     threads = [guarded("model", lambda: prepare_model(settings))]
-    threads.append(guarded("warm-up", warm))
-    return Warming(tuple(threads))
+    threads.append(guarded("warm-up", warm_up))
+    return Warming(tuple(threads), ready)
 
 
 def wait(warming: Warming) -> None:
-    """Wait for what `start` began; the wait is timed as the "warm_up" part of a turn."""
+    """Wait for the caches a message must not race (`warm_caches`); the model and the
+    other loads go on beside the turn, which meets them, built or half built under
+    their locks, where it needs them. Timed as the "warm_up" part of a turn."""
     with timings.span("warm_up"):
-        for thread in warming.threads:
-            thread.join()
+        warming.ready.wait()

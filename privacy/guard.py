@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from aniso.privacy.findings import Finding, ScanResult, redact, resolve, types_of
+from aniso.privacy.screen import could_hold
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,8 @@ def _scan(text: str, detect: Callable[[str], list[Finding]]) -> ScanResult:
     if not text:
         return ScanResult(text="", findings=(), types=())
     try:
-        findings = resolve(detect(text))
+        # A text no recognizer could match is left alone without building presidio.
+        findings = resolve(detect(text) if could_hold(text) else [])
         return ScanResult(redact(text, findings), findings, types_of(findings))
     except Exception:  # noqa: BLE001 - failing closed is the whole point
         log.exception("privacy scan failed; withholding the whole message")

@@ -13,7 +13,6 @@ any of en/ru/uk labels them (see cues.py).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
@@ -28,6 +27,7 @@ from aniso.privacy.hits import Hit
 from aniso.privacy.iban import find_ibans
 from aniso.privacy.offline import has_public_suffix
 from aniso.privacy.phones import find_phones
+from aniso.privacy.screen import digit_count
 
 THRESHOLD = 0.5  # what the engine reports; below it a match is only a suspicion
 CUE_BOOST = 0.35  # a labelled weak match (0.3) ends up at 0.65, safely over the threshold
@@ -38,19 +38,6 @@ DEFAULT_FLAGS = CASE_SENSITIVE | regex.IGNORECASE
 
 Validator = Callable[[str], bool]
 Finder = Callable[[str], list[Hit]]
-
-# The patterns' own `\d` (the `regex` module's, which knows more digits than `str.isdecimal`).
-_DIGIT = regex.compile(r"\d")
-
-
-@functools.lru_cache(maxsize=16)
-def digit_count(text: str) -> int:
-    """How many characters of `text` are digits to the patterns (`_DIGIT`).
-
-    Counted once per text for all recognizers: most texts people write hold no long
-    number, and a pattern that needs ten digits cannot match in a text with nine.
-    """
-    return len(_DIGIT.findall(text))
 
 
 def _boost(

@@ -100,7 +100,7 @@ class Backend:
 
         self.services()
         warmup.prepare_model(self.settings)  # in-process, without litellm
-        warmup.warm()
+        warmup.warm(self.settings)
         if not self.settings.is_embedded_model:
             from aniso.llm.gateway import litellm_module
 

@@ -76,6 +76,7 @@ def run(count: int, *, vectors: bool = False, progress: Progress | None = None) 
         out = root / "memory.json"
         exported = child_step("export", root / "source", out, at)
         result["export_json_s"] = exported["s"]
+        result["export_json_cpu_s"] = exported["cpu_s"]
         result["export_json_bytes"] = exported["bytes"]
         result["blocks"] = exported["blocks"]
         result["archived"] = exported["archived"]
@@ -86,6 +87,7 @@ def run(count: int, *, vectors: bool = False, progress: Progress | None = None) 
         result["import_validate_s"] = imported["validate_s"]
         result["import_write_s"] = imported["write_s"]
         result["import_s"] = round(imported["validate_s"] + imported["write_s"], 2)
+        result["import_cpu_s"] = imported["cpu_s"]
         result["import_process_s"] = imported["process_s"]
         result["import_peak_rss_mb"] = imported["peak_rss_mb"]
         result["peak_rss_after_import_mb"] = peak_rss_mb()

@@ -5,7 +5,9 @@ so its own peak RSS says nothing about an export or an import. Each step runs he
 instead, as `aniso export` and `aniso import` would run it.
 
 Usage: `python -m aniso.bench.data_step export|import DATA_DIR FILE AT`; prints the
-step's figures as one JSON line, with the process's own peak RSS (VmHWM: the peak
+step's figures as one JSON line (wall seconds, and `cpu_s`, the step's CPU seconds
+over all its threads: on a busy machine the wall time says how busy it was, the CPU
+time what the step costs), with the process's own peak RSS (VmHWM: the peak
 `ru_maxrss` a parent reads for its child starts at the parent's size, see
 `aniso.bench.measure.own_peak_rss_mb`).
 """
@@ -34,10 +36,12 @@ def step(name: str, folder: Path, file: Path, at: str) -> dict[str, Any]:
     services = build(bench_settings(folder), clock=SimulatedClock(datetime.fromisoformat(at)))
     try:
         began = time.perf_counter()
+        cpu = time.process_time()
         if name == "export":
             report = export_json(services.db, file)
             return {
                 "s": round(time.perf_counter() - began, 2),
+                "cpu_s": round(time.process_time() - cpu, 2),
                 "bytes": report.bytes,
                 "blocks": report.blocks,
                 "archived": report.archived,
@@ -57,6 +61,7 @@ def step(name: str, folder: Path, file: Path, at: str) -> dict[str, Any]:
         return {
             "validate_s": round(validated - began, 2),
             "write_s": round(time.perf_counter() - validated, 2),
+            "cpu_s": round(time.process_time() - cpu, 2),
         }
     finally:
         close(services)

@@ -203,7 +203,7 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     clean_message(message)  # refuse bad input before loading any model
     from aniso import warmup
 
-    warming = warmup.start(context.settings)  # the model, the guard, the profile: meanwhile
+    warming = warmup.start(context.settings, message)  # the model, the profile: meanwhile
     services = context.services(temporary=temporary)
     # The digest goes to stderr: stdout stays the reply alone, for scripts.
     digest = services.assistant.pending_digest()

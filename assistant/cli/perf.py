@@ -320,12 +320,14 @@ def data_command(episodes: int, vectors: bool, as_json: bool) -> None:
         return
     click.echo(
         f"{result['episodes']:,} episodes ({result['archived']:,} archived): export JSON "
-        f"{result['export_json_s']} s, {result['export_json_bytes']:,} bytes, peak RSS "
+        f"{result['export_json_s']} s ({result['export_json_cpu_s']} s CPU), "
+        f"{result['export_json_bytes']:,} bytes, peak RSS "
         f"{result['export_peak_rss_mb']} MB ({result['export_process_s']} s as a process); "
         f"Markdown {result['export_md_s']} s, {result['export_md_bytes']:,} bytes"
     )
     click.echo(
-        f"import: validate {result['import_validate_s']} s, write {result['import_write_s']} s"
+        f"import: validate {result['import_validate_s']} s, write {result['import_write_s']} s "
+        f"({result['import_cpu_s']} s CPU)"
         + (f", vectors {result['import_vectors_s']} s" if "import_vectors_s" in result else "")
         + f", peak RSS {result['import_peak_rss_mb']} MB ({result['import_process_s']} s as a "
         f"process); round trip identical: {result['round_trip_identical']}"

@@ -27,3 +27,5 @@ def test_bench_data_round_trip_is_identical_run_from_the_checkout(data_dir: Path
     assert figures["round_trip_identical"] is True
     for key in ("export_json_s", "import_validate_s", "import_write_s", "import_peak_rss_mb"):
         assert figures[key] >= 0, key
+    # CPU seconds of the step alone: the import guards and indexes 300 episodes
+    assert 0 < figures["import_cpu_s"] and 0 <= figures["export_json_cpu_s"]

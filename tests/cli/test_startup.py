@@ -129,3 +129,33 @@ def test_the_model_loads_beside_the_command_without_muting_it(data_dir: Path) ->
     assert written > 0
     assert lines[:-1] == ["line"] * written
     assert done.stderr == b""
+
+
+WARM_PROBE = (
+    "import sys\n"
+    "from aniso import warmup\n"
+    "from aniso.core.settings import load_settings\n"
+    "warming = warmup.start(load_settings({'model': 'openai/gpt-4o-mini'}), sys.argv[1])\n"
+    "warmup.wait(warming)\n"
+    "for thread in warming.threads:\n"
+    "    thread.join()\n"
+    "print('presidio_analyzer' in sys.modules, 'chromadb' in sys.modules)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "guard_built"),
+    [("what should I cook tonight?", False), ("my card is 4111 1111 1111 1111", True)],
+)
+def test_the_guard_engine_is_warmed_only_for_a_message_that_needs_it(
+    data_dir: Path, message: str, guard_built: bool
+) -> None:
+    """`ask` knows its message before it starts warming: presidio (over a second of
+    imports beside the turn's own) is built only when the screen says the guard could
+    find something; the other loads are warmed either way."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", WARM_PROBE, message],
+        capture_output=True, stdin=subprocess.DEVNULL, timeout=600, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(guard_built), "True"]

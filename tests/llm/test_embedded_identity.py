@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from aniso.core.settings import load_settings
-from aniso.prompt import ABOUT_USER_HEADER, ABOUT_USER_RULE, SMALL_MODEL_PREAMBLE, system_prompt
+from aniso.prompt import (
+    ABOUT_USER_HEADER,
+    ABOUT_USER_RULE,
+    SMALL_MODEL_PREAMBLE,
+    SMALL_MODEL_START,
+    system_prompt,
+)
 from aniso.services import build
 
 CALLS_ITSELF_MARTA = re.compile(r"\b(i'?m|i am|my name is|my name's)\s+marta\b", re.IGNORECASE)
@@ -29,7 +35,7 @@ def test_the_small_model_prompt_says_who_is_who() -> None:
         small_model=True,
     )
     assert prompt == (
-        f"{SMALL_MODEL_PREAMBLE}\n\n"
+        f"{SMALL_MODEL_START}\n\n"
         "Current date: 2026-01-05.\n\n"
         f"{ABOUT_USER_HEADER}\n"
         "The user's name is Marta.\n"
@@ -37,6 +43,7 @@ def test_the_small_model_prompt_says_who_is_who() -> None:
         "The user is allergic to nuts.\n"
         f"{ABOUT_USER_RULE}"
     )
+    assert SMALL_MODEL_START.startswith(SMALL_MODEL_PREAMBLE)
     assert SMALL_MODEL_PREAMBLE.startswith("Your name is Aniso.")
 
 

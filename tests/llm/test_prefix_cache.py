@@ -84,3 +84,29 @@ def test_one_file_at_a_time(cache: Path) -> None:
     _fresh()
     assert embedded.prime(other) == "saved"
     assert len(list(cache.iterdir())) == 1
+
+
+def test_the_cached_start_holds_the_memory_rule() -> None:
+    """A turn with memories evaluates neither the identity nor the memory rule: both are
+    in the fixed start the cache holds, and nothing after it is."""
+    from datetime import UTC, datetime
+
+    from aniso.prompt import MEMORY_HEADER, SMALL_MODEL_START, system_prompt
+    from aniso.tiers.model import MemoryItem
+
+    item = MemoryItem(
+        block_id=1, episode_id=2, tier="hot", at=datetime(2026, 1, 4, tzinfo=UTC),
+        text="I moved to Porto", score=0.9, tokens=5,
+    )  # fmt: skip
+    content = system_prompt(
+        profile_text="", memories=[item], now=datetime(2026, 1, 5, tzinfo=UTC), small_model=True
+    )
+    assert content.split("\n\n")[0] == SMALL_MODEL_START
+    assert f"{MEMORY_HEADER}\n\n[memory 1 | hot | 2026-01-04]" in content
+    llama = _fresh()
+    messages = [{"role": "system", "content": content}, {"role": "user", "content": "hi"}]
+    prefix = prefix_cache.prefix_tokens(llama, messages)
+    start = prefix_cache.prefix_tokens(llama, [{"role": "system", "content": SMALL_MODEL_START}])
+    rule = llama.tokenize(SMALL_MODEL_START.encode(), add_bos=False)
+    assert len(prefix) >= len(rule) > 80
+    assert prefix == start[: len(prefix)]

@@ -140,6 +140,12 @@ def _load(model_dir: Path) -> _Weights:
     )
 
 
+def warm(model_dir: Path | None = None) -> None:
+    """Load the shared weights now (about 0.1-0.3 s of reading and converting ~90 MB,
+    mostly outside the interpreter lock), so a first message does not wait for them."""
+    _weights(model_dir or _bundled_dir())
+
+
 def _weights(model_dir: Path) -> _Weights:
     key = model_dir.resolve()
     with _WEIGHTS_LOCK:
