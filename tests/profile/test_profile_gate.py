@@ -1,14 +1,55 @@
-"""The gate's trainer: how it is fitted."""
+"""The gate's features and its trainer: what the gate sees, and how it is fitted."""
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+from aniso.profile import gate
+from aniso.profile.understand import candidates
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_profile_gate.py"
+
+
+def _cues(text: str, field: str) -> set[str]:
+    found = [c for c in candidates(text) if c.op.field == field]
+    assert found, f"nothing proposed for {field} in {text!r}"
+    return {f for f in found[0].features(0.5) if f.startswith("x:")}
+
+
+def test_the_gate_sees_whether_someone_else_stands_nearer_the_value() -> None:
+    assert "x:other_closer" in _cues("my sister is vegan", "diet")
+    assert "x:other_closer" in _cues("my sister loves jazz", "interests")
+    mine = _cues("i live in Lisbon", "timezone")
+    assert "x:other:none" in mine and "x:self:b" in mine and "x:other_closer" not in mine
+
+
+def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
+    assert "x:first_sent" in _cues("i live in Lisbon", "timezone")
+    assert "x:later_sent" in _cues("hi there. i live in Lisbon", "timezone")
+
+
+def test_the_gate_reads_a_past_verb_in_the_values_own_clause() -> None:
+    assert "x:past_clause" in _cues("я переехала во Львов", "timezone")
+    assert "x:past_clause" not in _cues("я живу во Львове", "timezone")
+
+
+def test_a_valued_feature_counts_by_its_value() -> None:
+    model = gate.Model(weights={"ml": 2.0, "c:x": 1.0}, bias=-1.0, threshold=0.5)
+    assert model.probability(["ml=1.5", "c:x"]) == pytest.approx(1 / (1 + math.exp(-3.0)))
+    assert model.probability(["ml=-0.5"]) == pytest.approx(1 / (1 + math.exp(2.0)))
+
+
+def test_the_message_verdict_reaches_the_gate_as_its_log_odds() -> None:
+    found = gate.message_features(0.8, "diet")
+    logit = [f for f in found if f.startswith("ml=")]
+    assert logit and float(logit[0][3:]) == pytest.approx(math.log(4.0), abs=1e-3)
+    assert gate.message_features(None, "diet") == []
 
 
 def _trainer():  # type: ignore[no-untyped-def]
