@@ -17,7 +17,7 @@ what this missed (`delta.merge_deltas`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aniso.profile import cues, gate, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
@@ -34,10 +34,17 @@ class Candidate:
     start: int
     end: int
     origin: str
+    first: bool = True
+    """Whether the sentence opens the message: a later one is more often an aside."""
 
-    def features(self, message: float | None = None) -> list[str]:
-        """The gate's features; `message` is the message model's probability, if any."""
-        found = gate.features(self.sentence, self.start, self.end, self.op, self.origin)
+    def features(
+        self, message: float | None = None, held: dict[str, list[str]] | None = None
+    ) -> list[str]:
+        """The gate's features; `message` is the message model's probability, if any,
+        and `held` the profile's current values, if known."""
+        found = gate.features(
+            self.sentence, self.start, self.end, self.op, self.origin, first=self.first, held=held
+        )
         if self.origin == "rules":
             # A rule's whole phrasing is its evidence, and a request can carry a standing
             # constraint ("составь рутину, у меня есть время 06:30-08:30"): what the rest
@@ -135,7 +142,7 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for whole in sentences(text[:READ_CHARS]):
+    for position, whole in enumerate(sentences(text[:READ_CHARS])):
         sentence = whole if is_statement(whole) else stated_part(whole)
         if not sentence:
             continue
@@ -188,16 +195,19 @@ def candidates(text: str) -> list[Candidate]:
                 ):
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
-                found.append(candidate)
+                found.append(replace(candidate, first=position == 0))
     return found
 
 
-def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
-    """The profile operations `text` states about the user (EN, RU, UK)."""
+def understand(
+    text: str, *, model: gate.Model | None = None, held: dict[str, list[str]] | None = None
+) -> ProfileDelta:
+    """The profile operations `text` states about the user (EN, RU, UK); `held` is the
+    profile's current values (`Profile.as_values`), which tell an update from news."""
     judge = model or gate.load()
     proposed = candidates(text)
     message = judge.message_probability(text) if judge and proposed else None
-    scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
+    scored = [(c, judge.probability(c.features(message, held)) if judge else 1.0) for c in proposed]
     kept = _settle(
         [
             (c, p)

@@ -1,0 +1,108 @@
+"""The gate's features and its trainer: what the gate sees, and how it is fitted."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aniso.profile import gate
+from aniso.profile.delta import make_op
+from aniso.profile.understand import candidates, understand
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_profile_gate.py"
+
+
+def _cues(text: str, field: str) -> set[str]:
+    found = [c for c in candidates(text) if c.op.field == field]
+    assert found, f"nothing proposed for {field} in {text!r}"
+    return {f for f in found[0].features(0.5) if f.startswith("x:")}
+
+
+def test_the_gate_sees_whether_someone_else_stands_nearer_the_value() -> None:
+    assert "x:other_closer" in _cues("my sister is vegan", "diet")
+    assert "x:other_closer" in _cues("my sister loves jazz", "interests")
+    mine = _cues("i live in Lisbon", "timezone")
+    assert "x:other:none" in mine and "x:self:b" in mine and "x:other_closer" not in mine
+
+
+def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
+    assert "x:first_sent" in _cues("i live in Lisbon", "timezone")
+    assert "x:later_sent" in _cues("hi there. i live in Lisbon", "timezone")
+
+
+def test_the_gate_reads_a_past_verb_in_the_values_own_clause() -> None:
+    assert "x:past_clause" in _cues("я переехала во Львов", "timezone")
+    assert "x:past_clause" not in _cues("я живу во Львове", "timezone")
+
+
+def test_a_valued_feature_counts_by_its_value() -> None:
+    model = gate.Model(weights={"ml": 2.0, "c:x": 1.0}, bias=-1.0, threshold=0.5)
+    assert model.probability(["ml=1.5", "c:x"]) == pytest.approx(1 / (1 + math.exp(-3.0)))
+    assert model.probability(["ml=-0.5"]) == pytest.approx(1 / (1 + math.exp(2.0)))
+
+
+def test_the_message_verdict_reaches_the_gate_as_its_log_odds() -> None:
+    found = gate.message_features(0.8, "diet")
+    logit = [f for f in found if f.startswith("ml=")]
+    assert logit and float(logit[0][3:]) == pytest.approx(math.log(4.0), abs=1e-3)
+    assert gate.message_features(None, "diet") == []
+
+
+def test_the_gate_sees_what_the_field_already_holds() -> None:
+    def held(kind: str, field: str, value: str, profile: dict[str, list[str]] | None) -> list[str]:
+        return gate.held_features(make_op(kind, field, value, value), profile)
+
+    assert held("set", "timezone", "America/Vancouver", None) == []
+    assert held("set", "timezone", "America/Vancouver", {}) == ["x:held:none", "x:held:none:set"]
+    zone = {"timezone": ["Europe/Kyiv"]}
+    assert held("set", "timezone", "America/Vancouver", zone)[0] == "x:held:other"
+    assert held("set", "timezone", "Europe/Kyiv", zone)[0] == "x:held:same"
+    assert held("add", "likes", "sushi", {"likes": ["jazz"]})[0] == "x:held:more"
+    assert held("remove", "likes", "live jazz", {"likes": ["jazz"]})[0] == "x:held:same"
+
+
+def test_a_move_that_names_someone_else_reads_as_an_update_of_a_held_zone() -> None:
+    text = "перебрався до брата у Ванкувер, тут тепер живу"
+    model = gate.load()
+    assert model is not None
+    (found,) = [c for c in candidates(text) if c.op.field == "timezone"]
+    message = model.message_probability(text)
+    news = model.probability(found.features(message, {}))
+    update = model.probability(found.features(message, {"timezone": ["Europe/Kyiv"]}))
+    assert update > news
+    ops = understand(text, held={"timezone": ["Europe/Kyiv"]}).ops
+    assert ("set", "timezone", "America/Vancouver") in {(o.kind, o.field, o.value) for o in ops}
+
+
+def _trainer():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("train_profile_gate", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sparse_fit_learns_a_valued_and_a_named_feature() -> None:
+    trainer = _trainer()
+    rows = [["a", "v=2"], ["a", "v=1.5"], ["b", "v=-1"], ["b", "v=-2"], ["a"], ["b"]] * 3
+    y = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0] * 3)
+    w = np.ones(len(y))
+    theta, vocab = trainer.fitted(rows, y, w, 0.01)
+    p = trainer.predict(theta, rows, vocab)
+    assert (p[y == 1] > 0.7).all() and (p[y == 0] < 0.3).all()
+    assert theta[vocab["v"]] > 0 and theta[vocab["a"]] > theta[vocab["b"]]
+    # The sparse products are the dense ones.
+    dense = np.zeros((len(rows), len(vocab) + 1))
+    dense[:, -1] = 1.0
+    for i, features in enumerate(rows):
+        for name, value in map(trainer.named, features):
+            dense[i, vocab[name]] = value
+    matrix = trainer.matrix(rows, vocab)
+    assert np.allclose(matrix.dot(theta), dense @ theta)
+    assert np.allclose(matrix.t_dot(y), dense.T @ y)
