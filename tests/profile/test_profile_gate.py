@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from aniso.profile import gate
-from aniso.profile.delta import make_op
-from aniso.profile.understand import candidates, understand
+from aniso.profile.understand import candidates
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_profile_gate.py"
 
@@ -51,32 +50,6 @@ def test_the_message_verdict_reaches_the_gate_as_its_log_odds() -> None:
     logit = [f for f in found if f.startswith("ml=")]
     assert logit and float(logit[0][3:]) == pytest.approx(math.log(4.0), abs=1e-3)
     assert gate.message_features(None, "diet") == []
-
-
-def test_the_gate_sees_what_the_field_already_holds() -> None:
-    def held(kind: str, field: str, value: str, profile: dict[str, list[str]] | None) -> list[str]:
-        return gate.held_features(make_op(kind, field, value, value), profile)
-
-    assert held("set", "timezone", "America/Vancouver", None) == []
-    assert held("set", "timezone", "America/Vancouver", {}) == ["x:held:none", "x:held:none:set"]
-    zone = {"timezone": ["Europe/Kyiv"]}
-    assert held("set", "timezone", "America/Vancouver", zone)[0] == "x:held:other"
-    assert held("set", "timezone", "Europe/Kyiv", zone)[0] == "x:held:same"
-    assert held("add", "likes", "sushi", {"likes": ["jazz"]})[0] == "x:held:more"
-    assert held("remove", "likes", "live jazz", {"likes": ["jazz"]})[0] == "x:held:same"
-
-
-def test_a_move_that_names_someone_else_reads_as_an_update_of_a_held_zone() -> None:
-    text = "перебрався до брата у Ванкувер, тут тепер живу"
-    model = gate.load()
-    assert model is not None
-    (found,) = [c for c in candidates(text) if c.op.field == "timezone"]
-    message = model.message_probability(text)
-    news = model.probability(found.features(message, {}))
-    update = model.probability(found.features(message, {"timezone": ["Europe/Kyiv"]}))
-    assert update > news
-    ops = understand(text, held={"timezone": ["Europe/Kyiv"]}).ops
-    assert ("set", "timezone", "America/Vancouver") in {(o.kind, o.field, o.value) for o in ops}
 
 
 def _trainer():  # type: ignore[no-untyped-def]
