@@ -84,11 +84,10 @@ def warm_loads(settings: Settings | None = None, *, guard: bool = True) -> None:
         return
     # The longest first: chromadb's import overlaps the chat thread's own imports; a
     # turn that reaches its first message before the weights are warmed loads them itself.
-    import chromadb  # noqa: F401 - third-party, imported once; the index opens it later
-
+    with IMPORTS:
+        from aniso.tiers.index import embeddings, vectors
+    vectors.warm()
     if settings.embedding == LOCAL_EMBEDDING:
-        with IMPORTS:
-            from aniso.tiers.index import embeddings
         embeddings.warm()
     from aniso.core.tokens import count_tokens
 

@@ -79,3 +79,19 @@ def test_the_sparse_fit_learns_a_valued_and_a_named_feature() -> None:
     matrix = trainer.matrix(rows, vocab)
     assert np.allclose(matrix.dot(theta), dense @ theta)
     assert np.allclose(matrix.t_dot(y), dense.T @ y)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tell me more about my allotment garden plans",
+        "Tell me more about that",
+        "Say more about the trip please",
+    ],
+)
+def test_a_request_for_more_sets_no_place(text: str) -> None:
+    """ "Tell" is also a place in GeoNames; the follow-up that deepens a gist must never
+    move the user's timezone (a gate that read the held field passed it as an update)."""
+    from aniso.profile.understand import understand
+
+    assert [op for op in understand(text).ops if op.field == "timezone"] == []

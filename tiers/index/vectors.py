@@ -79,6 +79,13 @@ class VectorIndex(Protocol):
     def close(self) -> None: ...
 
 
+def warm() -> None:
+    """Import chromadb now (about half a second of its own imports), on a thread that
+    is not waiting for it, so that opening the index later finds it loaded. It stays
+    the one module that imports chromadb (LAYOUT's adapters)."""
+    import chromadb  # noqa: F401
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}"[:200] if text else type(exc).__name__
