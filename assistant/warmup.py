@@ -50,10 +50,11 @@ no app module and no module of their own in a circle) are imported without it, s
 the heavy imports still overlap."""
 
 
-def warm(settings: Settings | None = None, *, guard: bool = True) -> None:
-    """Everything a turn would otherwise load itself: `warm_caches`, then `warm_loads`."""
+def warm(settings: Settings) -> None:
+    """Everything a turn would otherwise load itself, the guard's engine included (the
+    TUI, whose first message is not known yet): `warm_caches`, then `warm_loads`."""
     warm_caches()
-    warm_loads(settings, guard=guard)
+    warm_loads(settings, guard=True)
 
 
 def warm_caches() -> None:
@@ -67,21 +68,19 @@ def warm_caches() -> None:
     when.vocabulary()
 
 
-def warm_loads(settings: Settings | None = None, *, guard: bool = True) -> None:
-    """The guard's engine (unless `guard` is False) and, for `settings`, what the first
-    stored message and the first recall load: the local embedding weights, the token
-    encoding and the vector store's import (about half a second of chromadb's own
-    imports). Each is built once under a lock (or Python's import lock), so the chat
-    thread that gets there first waits for the rest of the build instead of repeating
-    it: nothing here needs to be waited for."""
+def warm_loads(settings: Settings, *, guard: bool) -> None:
+    """The guard's engine (if `guard`) and what the first stored message and the first
+    recall load: the vector store's import (about half a second of chromadb's own
+    imports), the local embedding weights and the token encoding. The engine and the
+    weights are built under a lock and the import under Python's, so a chat thread that
+    gets there first waits for the rest of the build instead of repeating it; the
+    encoding is a plain cache, at worst read twice. Nothing here needs to be waited for."""
     if guard:
         # The privacy package imports only `aniso.core`, and none of its modules import
         # each other in a circle: it and presidio load beside the chat thread's imports.
         from aniso.privacy import engine
 
         engine.shared_analyzer()
-    if settings is None:
-        return
     # The longest first: chromadb's import overlaps the chat thread's own imports; a
     # turn that reaches its first message before the weights are warmed loads them itself.
     with IMPORTS:
