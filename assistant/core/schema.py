@@ -256,6 +256,15 @@ def m006_recent_uses(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m007_outbox_ref(db: sqlite_utils.Database) -> None:
+    """Index the outbox by key. Which held vectors are still wanted asks, per key,
+    whether a later delete is queued; unindexed, that scanned the whole outbox for each
+    key, and a compaction that archived 90k episodes (one upsert and one delete each)
+    spent hours there."""
+    db.execute("CREATE INDEX outbox_ref ON outbox(ref, op, id)")
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

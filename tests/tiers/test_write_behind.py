@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from fakes import ScriptedLLM
 
+from aniso.bench.plans import traced
 from aniso.core.clock import SimulatedClock
 from aniso.core.db import open_db
 from aniso.core.settings import load_settings
 from aniso.data.forget import forget, plan_search
 from aniso.services import Services, build, make_memory
-from aniso.tiers.index.dense import episode_key
+from aniso.tiers.index.dense import OUTBOX_BATCH, episode_key
 from aniso.tiers.memory import TieredMemory
 
 TEXTS = [
@@ -147,6 +148,51 @@ def test_a_batch_replays_each_key_by_its_latest_operation(
     memory.dense.flush(memory.texts_for)
     assert key in memory.dense.index.ids()
     assert outbox(memory) == []
+
+
+def test_a_replay_past_a_page_of_held_upserts_applies_what_follows(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    """A compaction holds the vector of every episode it archives: a replay that keeps
+    them held pages past them to the writes queued after, however many are held."""
+    count = OUTBOX_BATCH + 20
+    given = vectors(count)
+    held = [
+        memory.store(
+            f"{TEXTS[0]} on day {day}", at=clock(), session="s", vector=vector, defer_index=True
+        )
+        for day, vector in enumerate(given)
+    ]
+    later = memory.store(TEXTS[1], at=clock(), session="s", defer_index=True)
+    later_key = episode_key(later.episode_id)
+    memory.dense.enqueue("delete", later_key, at=clock())  # replays from the outbox
+    memory.dense.enqueue("upsert", later_key, at=clock())
+    assert memory.dense.flush(memory.texts_for, keep_held=True) == 3  # its three writes
+    assert later_key in memory.dense.index.ids()
+    held_keys = [episode_key(stored.episode_id) for stored in held]
+    assert outbox(memory) == [("upsert", key) for key in held_keys]
+    memory.dense.push_held()
+    assert set(held_keys) <= memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
+def test_which_held_vectors_are_live_is_a_keyed_lookup(
+    memory: TieredMemory, clock: SimulatedClock
+) -> None:
+    """Whether a held vector is still wanted asks, for each key, if a delete was queued
+    after its upsert. Scanning the outbox for each key made a compaction that archived
+    90k episodes (an upsert and a delete each) run for hours."""
+    memory.store(TEXTS[0], at=clock(), session="s", vector=vectors(1)[0], defer_index=True)
+    with traced(memory.db.conn) as seen:
+        memory.dense.search(vectors(1, seed=5)[0], k=1)
+    plans = [
+        row[-1]
+        for sql in seen
+        if "outbox" in sql
+        for row in memory.db.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall()
+    ]
+    assert plans, "the search did not ask the outbox about its held vector"
+    assert not [step for step in plans if step.startswith("SCAN")], plans
 
 
 @pytest.fixture

@@ -209,12 +209,12 @@ class DenseMemory:
         if not self._held:
             return {}
         keys = list(self._held)
-        marks = ",".join("?" * len(keys))
         queued = {
             ref
-            for (ref,) in self.db.execute(
+            for (ref,) in select_in(
+                self.db,
                 "SELECT ref FROM outbox AS u WHERE u.op = 'upsert' "
-                f"AND u.ref IN ({marks}) AND NOT EXISTS (SELECT 1 FROM outbox AS d "
+                "AND u.ref IN ({}) AND NOT EXISTS (SELECT 1 FROM outbox AS d "
                 "WHERE d.ref = u.ref AND d.op = 'delete' AND d.id > u.id)",
                 keys,
             )
@@ -244,17 +244,22 @@ class DenseMemory:
             return applied
         if not keep_held:
             self.push_held()
-        held = list(self._live_held())
-        skip = (
-            f"WHERE NOT (op = 'upsert' AND ref IN ({','.join('?' * len(held))})) " if held else ""
-        )
+        held = set(self._live_held())
+        after = 0
         while True:
-            rows = self.db.execute(
-                f"SELECT id, op, ref FROM outbox {skip}ORDER BY id LIMIT ?", [*held, OUTBOX_BATCH]
+            # Paged by id, with held upserts skipped here rather than in an `IN` list:
+            # a compaction can hold tens of thousands of keys, past SQLite's limit.
+            page = self.db.execute(
+                "SELECT id, op, ref FROM outbox WHERE id > ? ORDER BY id LIMIT ?",
+                [after, OUTBOX_BATCH],
             ).fetchall()
-            if not rows:
+            if not page:
                 self.degraded = None
                 return applied
+            after = page[-1][0]
+            rows = [row for row in page if not (row[1] == "upsert" and row[2] in held)]
+            if not rows:
+                continue
             try:
                 applied += self._apply(rows, text_of)
             except StoreError as error:
