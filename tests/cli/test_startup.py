@@ -75,6 +75,30 @@ def test_pandas_stays_usable_beside_aniso() -> None:
     assert done.stdout.decode().strip() == "b'True\\n'"
 
 
+def test_httpx_loads_without_its_command_line_client() -> None:
+    """chromadb imports httpx, whose top level would import its command-line client
+    (click, rich, pygments) for the `httpx` script; a process that asks for that client
+    still gets it."""
+    code = (
+        "import sys, aniso, httpx\n"
+        "assert 'httpx._main' not in sys.modules and 'rich.console' not in sys.modules\n"
+        "assert httpx.Client().timeout == httpx.Timeout(5.0)\n"
+        "import httpx._main\n"
+        "print(callable(httpx._main.main))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "True"
+
+
+def test_the_lean_import_can_be_seen_failing() -> None:
+    """The check above can fail: httpx imported before aniso brings its client along."""
+    code = "import sys, httpx, aniso\nprint('httpx._main' in sys.modules)\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "True"
+
+
 @pytest.mark.embedded_model
 def test_ask_on_the_embedded_model_does_not_import_litellm(data_dir: Path) -> None:
     status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp", "pandas"))
