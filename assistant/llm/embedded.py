@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import importlib.util
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +63,7 @@ def load_model() -> Any:
             if not _loaded:
                 atexit.register(_close_all)
             try:
-                with _plain_cpu_buffers(), _quiet_in_place():
+                with _plain_cpu_buffers(), _quiet_in_place(), _log_natively():
                     _loaded[path] = Llama(
                         model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
                     )
@@ -145,6 +147,47 @@ def _quiet_in_place() -> Iterator[None]:
     finally:
         for m, original in zip(modules, originals, strict=True):
             setattr(m, name, original)
+
+
+def _native_no_op() -> Any | None:
+    """A C function llama.cpp can call as its log callback without entering Python:
+    the C library's `abs`, which reads the first argument (the level) and ignores the
+    text and user data, as the C calling conventions of POSIX platforms allow. None
+    where there is no C library to open by that name (Windows)."""
+    if os.name != "posix":
+        return None
+    try:
+        return ctypes.cast(ctypes.CDLL(None).abs, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+
+
+@contextlib.contextmanager
+def _log_natively() -> Iterator[None]:
+    """During the load, llama.cpp's log goes to a C function that does nothing, not to
+    llama-cpp-python's Python callback.
+
+    Why: a load writes 2,177 log lines, and each call into the Python callback must
+    take the interpreter lock. With the command's own thread running Python beside it
+    (imports, the store), each line waited for that thread to give the lock up: a load
+    that takes 0.15-0.3 s alone took 0.7-1.2 s beside one busy Python thread, and
+    0.9-2 s inside `ask`. The load prints nothing either way (`_quiet_in_place` raises
+    the logger past CRITICAL), so nothing shown changes. The Python callback is put
+    back after the load, so later warnings and errors are reported as before. Wrapped
+    like `_plain_cpu_buffers`, under `_lock`.
+    """
+    import llama_cpp.llama_cpp as bindings
+    from llama_cpp import _logger
+
+    no_op = _native_no_op()
+    if no_op is None:
+        yield
+        return
+    bindings.llama_log_set(bindings.llama_log_callback(no_op), ctypes.c_void_p(0))
+    try:
+        yield
+    finally:
+        bindings.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
 
 
 def _fit_messages(llama: Any, messages: list[dict[str, Any]], reserve: int) -> list[dict[str, Any]]:

@@ -40,6 +40,13 @@ def _modules_after(args: list[str], heavy: tuple[str, ...]) -> tuple[int, list[s
     return report["status"], report["loaded"]
 
 
+def _printed(code: str) -> str:
+    """What `python -c code` printed, stripped; the test fails if the code fails."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode().strip()
+
+
 def test_help_imports_no_heavy_library() -> None:
     status, loaded = _modules_after(["--help"], HEAVY)
     assert status == 0
@@ -70,9 +77,27 @@ def test_pandas_stays_usable_beside_aniso() -> None:
         "first = 'import pandas, aniso, sqlite_utils.db as db; print(db.pd is pandas)'\n"
         "print(subprocess.run([sys.executable, '-c', first], capture_output=True).stdout)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=600)
-    assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout.decode().strip() == "b'True\\n'"
+    assert _printed(code) == "b'True\\n'"
+
+
+def test_httpx_loads_without_its_command_line_client() -> None:
+    """chromadb imports httpx, whose top level would import its command-line client
+    (click, rich, pygments) for the `httpx` script; a process that asks for that client
+    still gets it."""
+    code = (
+        "import sys, aniso, httpx\n"
+        "assert 'httpx._main' not in sys.modules and 'rich.console' not in sys.modules\n"
+        "assert httpx.Client().timeout == httpx.Timeout(5.0)\n"
+        "import httpx._main\n"
+        "print(callable(httpx._main.main))\n"
+    )
+    assert _printed(code) == "True"
+
+
+def test_the_lean_import_can_be_seen_failing() -> None:
+    """The check above can fail: httpx imported before aniso brings its client along."""
+    code = "import sys, httpx, aniso\nprint('httpx._main' in sys.modules)\n"
+    assert _printed(code) == "True"
 
 
 @pytest.mark.embedded_model

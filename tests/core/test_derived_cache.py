@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aniso.core import cache
+from aniso.core import cache, tokens
 from aniso.profile import lexicon, places
 
 
@@ -40,6 +40,34 @@ def test_the_saved_indexes_are_the_built_ones(folder: Path) -> None:
         "steak",
         "yoga",
     ]
+
+
+TEXTS = (
+    "hello",
+    "Меня зовут Марта, я живу во Львові 🙂",
+    "code: def f(x):\n    return x ** 2  # <|endoftext|> stays text",
+    "  spaces\t\tand\r\nbreaks ",
+    "",
+)
+
+
+def test_the_saved_token_encoding_counts_as_tiktoken_does(folder: Path) -> None:
+    """The encoding built from the saved arguments is tiktoken's own, token for token."""
+    tokens._encoding.cache_clear()  # noqa: SLF001 - as a new process would start
+    built = tokens._encoding()  # noqa: SLF001 - built, then saved
+    assert [path.name.split("-")[0] for path in folder.iterdir()] == ["tiktoken"]
+    tokens._encoding.cache_clear()  # noqa: SLF001
+    read = tokens._encoding()  # noqa: SLF001 - read back
+    assert read is not built
+    import tiktoken
+
+    own = tiktoken.get_encoding(tokens.ENCODING)
+    for text in TEXTS:
+        expected = own.encode(text, disallowed_special=())
+        assert read.encode(text, disallowed_special=()) == expected
+        assert built.encode(text, disallowed_special=()) == expected
+        assert tokens.count_tokens(text) == len(expected)
+    assert tokens.count_tokens(TEXTS[1]) > 5
 
 
 def test_a_saved_copy_is_read_instead_of_built(folder: Path) -> None:

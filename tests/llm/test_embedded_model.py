@@ -35,3 +35,39 @@ def test_socket_guard_catches_a_connection(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert "93.184.216.34" in socket_log.read_text()
+
+
+LOG_PROBE = """
+import ctypes
+import llama_cpp.llama_cpp as bindings
+from llama_cpp import _logger
+lines = []
+
+@bindings.llama_log_callback
+def counting(level, text, user_data):
+    lines.append(text)
+
+_logger.llama_log_callback = counting  # llama-cpp-python's own callback, as it is put back
+bindings.llama_log_set(counting, ctypes.c_void_p(0))
+from aniso.llm import embedded
+embedded.load_model()
+during = len(lines)
+missing = bindings.llama_model_load_from_file(b"/no/such/model.gguf",
+                                              bindings.llama_model_default_params())
+print(during, len(lines) - during, missing is None)
+"""
+
+
+@pytest.mark.embedded_model
+def test_the_model_load_logs_nothing_through_python_and_then_logs_as_before() -> None:
+    """The load's log lines (about 2,000) go to a C no-op, not through the interpreter
+    lock to a Python callback; after the load, llama.cpp's lines (here a model file
+    that does not exist) reach the Python callback again."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", LOG_PROBE], capture_output=True, stdin=subprocess.DEVNULL,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    during, after, failed = done.stdout.decode().split()
+    assert (int(during), failed) == (0, "True")
+    assert int(after) > 0
