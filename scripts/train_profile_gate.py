@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import zlib
 from collections import Counter
@@ -463,7 +464,7 @@ def cross_validate(messages: list, found: list[Example]) -> None:  # type: ignor
     ):
         for key, tally in sorted(slices.items()):
             print(f"  {name} {key}:", json.dumps(tally.figures()))
-    Path("/tmp/cv_misses.json").write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
+    Path(os.environ.get("CV_MISSES", "/tmp/cv_misses.json")).write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
 
 
 def _add(total, part) -> None:  # type: ignore[no-untyped-def]
