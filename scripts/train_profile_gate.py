@@ -464,7 +464,8 @@ def cross_validate(messages: list, found: list[Example]) -> None:  # type: ignor
     ):
         for key, tally in sorted(slices.items()):
             print(f"  {name} {key}:", json.dumps(tally.figures()))
-    Path(os.environ.get("CV_MISSES", "/tmp/cv_misses.json")).write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
+    misses = Path(os.environ.get("CV_MISSES", "/tmp/cv_misses.json"))
+    misses.write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
 
 
 def _add(total, part) -> None:  # type: ignore[no-untyped-def]
