@@ -37,10 +37,13 @@ class Candidate:
     first: bool = True
     """Whether the sentence opens the message: a later one is more often an aside."""
 
-    def features(self, message: float | None = None) -> list[str]:
-        """The gate's features; `message` is the message model's probability, if any."""
+    def features(
+        self, message: float | None = None, held: dict[str, list[str]] | None = None
+    ) -> list[str]:
+        """The gate's features; `message` is the message model's probability, if any,
+        and `held` the profile's current values, if known."""
         found = gate.features(
-            self.sentence, self.start, self.end, self.op, self.origin, first=self.first
+            self.sentence, self.start, self.end, self.op, self.origin, first=self.first, held=held
         )
         if self.origin == "rules":
             # A rule's whole phrasing is its evidence, and a request can carry a standing
@@ -196,12 +199,15 @@ def candidates(text: str) -> list[Candidate]:
     return found
 
 
-def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
-    """The profile operations `text` states about the user (EN, RU, UK)."""
+def understand(
+    text: str, *, model: gate.Model | None = None, held: dict[str, list[str]] | None = None
+) -> ProfileDelta:
+    """The profile operations `text` states about the user (EN, RU, UK); `held` is the
+    profile's current values (`Profile.as_values`), which tell an update from news."""
     judge = model or gate.load()
     proposed = candidates(text)
     message = judge.message_probability(text) if judge and proposed else None
-    scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
+    scored = [(c, judge.probability(c.features(message, held)) if judge else 1.0) for c in proposed]
     kept = _settle(
         [
             (c, p)
