@@ -87,11 +87,23 @@ def _from_slots(piece: str) -> list[Candidate]:
     return found
 
 
-_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"|(?<!\w)'(?=\S)[^']*?(?<=\S)'(?!\w)")
+_QUOTED = re.compile(
+    r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\""
+    # Single quotes hold apostrophes inside words: 'i'm allergic to cats', 'we're in'.
+    r"|(?<!\w)'(?=\S)(?:[^']|(?<=\w)'(?=\w))*?(?<=\S)'(?!\w)"
+)
 _TRANSLATE = re.compile(
     r"\btranslat\w*|(?<![\w-])(?:переведи\w*|перевед\w*|переклад\w*|перекладіть)(?![\w-])",
     re.IGNORECASE,
 )
+
+
+def _unquoted(text: str) -> str:
+    """The message with what it quotes left out: quoted words are someone's (a forwarded
+    "'Hi all, Jess here! I'm allergic to kiwi'"), and a quote can hold several sentences,
+    which the finders read one at a time. The quotation marks stay, so the sentence
+    around still reads as reporting words."""
+    return _QUOTED.sub(lambda m: m.group()[0] + "…" + m.group()[-1], text)
 
 
 def _quoted(sentence: str) -> list[tuple[int, int]]:
@@ -142,7 +154,7 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for position, whole in enumerate(sentences(text[:READ_CHARS])):
+    for position, whole in enumerate(sentences(_unquoted(text[:READ_CHARS]))):
         sentence = whole if is_statement(whole) else stated_part(whole)
         if not sentence:
             continue
