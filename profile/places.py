@@ -128,15 +128,17 @@ def _common(index: dict[str, Entry]) -> frozenset[str]:
     (population 0 here) is taken at ten million: "Canada" is its name before a word."""
     import math
 
-    from wordfreq import zipf_frequency
+    from wordfreq import get_frequency_dict
 
     found = set()
-    for key, (_, _, place) in index.items():
-        if not key.isascii() or not key.isalpha():
+    floor = 10 ** (COMMON_ZIPF - 9)  # Zipf is log10 of the frequency per billion words
+    for word, frequency in get_frequency_dict("en").items():
+        entry = index.get(word) if frequency >= floor else None
+        if entry is None or not word.isascii() or not word.isalpha():
             continue
-        zipf = zipf_frequency(key, "en")
-        if zipf >= COMMON_ZIPF and zipf > math.log10(place.population or COUNTRY) - 1:
-            found.add(key)
+        zipf = math.log10(frequency) + 9
+        if zipf > math.log10(entry[2].population or COUNTRY) - 1:
+            found.add(word)
     return frozenset(found)
 
 

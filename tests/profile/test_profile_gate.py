@@ -141,3 +141,12 @@ def test_a_place_that_is_also_a_word_is_still_a_place_after_a_preposition(
 ) -> None:
     found = {c.op.value for c in candidates(text) if c.op.field == "timezone"}
     assert zone in found
+
+
+def test_an_everyday_word_is_told_from_a_town_by_how_often_each_is_met() -> None:
+    from aniso.profile import places
+
+    for word in ("Tell", "Best", "Nice", "reading", "Так"):
+        assert places.is_common_word(word), word
+    for name in ("London", "Leeds", "Paris", "Boise", "Иркутск", "Львів"):
+        assert not places.is_common_word(name), name
