@@ -237,8 +237,19 @@ def features(
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
     out.append("x:first_sent" if first else "x:later_sent")  # an aside comes later
-    out += held_features(op, held)
-    return out + [f"x:{cue}" for cue in _around(sentence, start, end, words)]
+    around = _around(sentence, start, end, words)
+    held_found = held_features(op, held)
+    if held_found:
+        # Another value held reads as an update only when the user is the one who
+        # changed: in "my brother … is only free mornings now" the brother changed.
+        state = held_found[0].split(":")[2]
+        held_found += [f"x:held:{state}:{cue}" for cue in around if cue in _WHO]
+    out += held_found
+    return out + [f"x:{cue}" for cue in around]
+
+
+_WHO = frozenset({"other_closer", "self:none", "self_clause", "other_clause", "v1_clause"})
+"""The cues of who the value belongs to, crossed with what the field holds."""
 
 
 def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:

@@ -150,3 +150,13 @@ def test_an_everyday_word_is_told_from_a_town_by_how_often_each_is_met() -> None
         assert places.is_common_word(word), word
     for name in ("London", "Leeds", "Paris", "Boise", "Иркутск", "Львів"):
         assert not places.is_common_word(name), name
+
+
+def test_what_the_field_holds_is_crossed_with_who_the_value_belongs_to() -> None:
+    text = "my brother started night shifts so he's only free mornings now"
+    op = make_op("set", "schedule", "mornings", "mornings")
+    start = text.index("mornings")
+    end = start + len("mornings")
+    held = gate.features(text, start, end, op, "rules", held={"schedule": ["18:00"]})
+    assert "x:held:other:other_closer" in held
+    assert not any(f.startswith("x:held:") for f in gate.features(text, start, end, op, "rules"))
