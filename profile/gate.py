@@ -8,8 +8,9 @@ So every proposed op is scored by a small logistic model over what surrounds it:
 the words just before the value (lemmas for Russian and Ukrainian, stems for
 English), a few cues a linguist would name (another person in the sentence, a
 past-tense verb, quotation marks, a negation before the value), each also crossed
-with the field, and cues shared by every field (how near "I" and another person
-stand to the value, what the value's own clause holds).
+with the field, cues shared by every field (how near "I" and another person
+stand to the value, what the value's own clause holds), and whether the field
+already holds this value or another (an update, not news).
 
 The model is a plain dictionary of feature weights trained by
 `scripts/train_profile_gate.py` on the train part of `tests/data/profile_statements.jsonl`
@@ -30,6 +31,7 @@ from importlib import resources
 
 from aniso.profile import lexicon, morph
 from aniso.profile.delta import Op
+from aniso.profile.model import is_list_field
 from aniso.profile.slots import clause_of
 
 MODEL = "gate.json"
@@ -205,10 +207,17 @@ def _is_past(word: str) -> bool:
 
 
 def features(
-    sentence: str, start: int, end: int, op: Op, origin: str, *, first: bool = True
+    sentence: str,
+    start: int,
+    end: int,
+    op: Op,
+    origin: str,
+    *,
+    first: bool = True,
+    held: dict[str, list[str]] | None = None,
 ) -> list[str]:
     """What the gate sees of one proposal: `op`, found at sentence[start:end], in the
-    message's first sentence or a later one.
+    message's first sentence or a later one, with the profile as it stands (`held`).
 
     The words just before the value are there as lemmas; the rest of the sentence only
     through cues shared by every field and language (`_around`). Each lemma of the
@@ -228,7 +237,47 @@ def features(
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
     out.append("x:first_sent" if first else "x:later_sent")  # an aside comes later
-    return out + [f"x:{cue}" for cue in _around(sentence, start, end, words)]
+    around = _around(sentence, start, end, words)
+    held_found = held_features(op, held)
+    if held_found:
+        # Another value held reads as an update only when the user is the one who
+        # changed: in "my brother … is only free mornings now" the brother changed.
+        state = held_found[0].split(":")[2]
+        held_found += [f"x:held:{state}:{cue}" for cue in around if cue in _WHO]
+    out += held_found
+    return out + [f"x:{cue}" for cue in around]
+
+
+_WHO = frozenset({"other_closer", "self:none", "self_clause", "other_clause", "v1_clause"})
+"""The cues of who the value belongs to, crossed with what the field holds."""
+
+
+def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:
+    """Whether the field holds nothing, this value, or another value already. "перебрався
+    до брата у Ванкувер, тут тепер живу" names a brother, which alone reads as someone
+    else's news; that it would replace the zone the user gave earlier is what says it
+    is an update. None (no profile at hand) adds nothing."""
+    if held is None:
+        return []
+    values = [v.lower() for v in held.get(op.field, [])]
+    value = op.value.lower()
+    if not values:
+        state = "none"
+    elif any(_same(v, value) for v in values):
+        state = "same"
+    else:
+        state = "more" if is_list_field(op.field) else "other"
+    return [f"x:held:{state}", f"x:held:{state}:{op.kind}"]
+
+
+def _same(a: str, b: str) -> bool:
+    """One value holds the other as whole words ("jazz" and "live jazz")."""
+    if not a or not b:
+        return a == b
+    return bool(
+        re.search(rf"(?<!\w){re.escape(a)}(?!\w)", b)
+        or re.search(rf"(?<!\w){re.escape(b)}(?!\w)", a)
+    )
 
 
 _CONDITIONAL = re.compile(

@@ -29,7 +29,7 @@ class ProfileLearner:
     """A completion function for LLM extraction, or None for rules only."""
 
     def learn(self, text: str, *, episode_id: int) -> list[Change]:
-        delta = understand(text)
+        delta = understand(text, held=self.store.current().as_values())
         if self.complete is not None:
             delta = merge_deltas(delta, extract_llm(text, self.complete))
         changes = self.store.apply(delta, episode_id=episode_id, source="rules")

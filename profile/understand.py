@@ -37,10 +37,13 @@ class Candidate:
     first: bool = True
     """Whether the sentence opens the message: a later one is more often an aside."""
 
-    def features(self, message: float | None = None) -> list[str]:
-        """The gate's features; `message` is the message model's probability, if any."""
+    def features(
+        self, message: float | None = None, held: dict[str, list[str]] | None = None
+    ) -> list[str]:
+        """The gate's features; `message` is the message model's probability, if any,
+        and `held` the profile's current values, if known."""
         found = gate.features(
-            self.sentence, self.start, self.end, self.op, self.origin, first=self.first
+            self.sentence, self.start, self.end, self.op, self.origin, first=self.first, held=held
         )
         if self.origin == "rules":
             # A rule's whole phrasing is its evidence, and a request can carry a standing
@@ -84,11 +87,23 @@ def _from_slots(piece: str) -> list[Candidate]:
     return found
 
 
-_QUOTED = re.compile(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"|(?<!\w)'(?=\S)[^']*?(?<=\S)'(?!\w)")
+_QUOTED = re.compile(
+    r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\""
+    # Single quotes hold apostrophes inside words: 'i'm allergic to cats', 'we're in'.
+    r"|(?<!\w)'(?=\S)(?:[^']|(?<=\w)'(?=\w))*?(?<=\S)'(?!\w)"
+)
 _TRANSLATE = re.compile(
     r"\btranslat\w*|(?<![\w-])(?:переведи\w*|перевед\w*|переклад\w*|перекладіть)(?![\w-])",
     re.IGNORECASE,
 )
+
+
+def _unquoted(text: str) -> str:
+    """The message with what it quotes left out: quoted words are someone's (a forwarded
+    "'Hi all, Jess here! I'm allergic to kiwi'"), and a quote can hold several sentences,
+    which the finders read one at a time. The quotation marks stay, so the sentence
+    around still reads as reporting words."""
+    return _QUOTED.sub(lambda m: m.group()[0] + "…" + m.group()[-1], text)
 
 
 def _quoted(sentence: str) -> list[tuple[int, int]]:
@@ -139,7 +154,7 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for position, whole in enumerate(sentences(text[:READ_CHARS])):
+    for position, whole in enumerate(sentences(_unquoted(text[:READ_CHARS]))):
         sentence = whole if is_statement(whole) else stated_part(whole)
         if not sentence:
             continue
@@ -196,12 +211,15 @@ def candidates(text: str) -> list[Candidate]:
     return found
 
 
-def understand(text: str, *, model: gate.Model | None = None) -> ProfileDelta:
-    """The profile operations `text` states about the user (EN, RU, UK)."""
+def understand(
+    text: str, *, model: gate.Model | None = None, held: dict[str, list[str]] | None = None
+) -> ProfileDelta:
+    """The profile operations `text` states about the user (EN, RU, UK); `held` is the
+    profile's current values (`Profile.as_values`), which tell an update from news."""
     judge = model or gate.load()
     proposed = candidates(text)
     message = judge.message_probability(text) if judge and proposed else None
-    scored = [(c, judge.probability(c.features(message)) if judge else 1.0) for c in proposed]
+    scored = [(c, judge.probability(c.features(message, held)) if judge else 1.0) for c in proposed]
     kept = _settle(
         [
             (c, p)

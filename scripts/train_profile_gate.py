@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import zlib
 from collections import Counter
@@ -89,6 +90,7 @@ def examples(messages: list) -> list[Example]:  # type: ignore[type-arg]
     from aniso.profile.understand import candidates
 
     found = []
+    states = held_before(messages)
     for index, message in enumerate(messages):
         for candidate in candidates(message.text):
             op = candidate.op
@@ -106,8 +108,38 @@ def examples(messages: list) -> list[Example]:  # type: ignore[type-arg]
                 )
             label, weight = (1.0, 1.0) if right else (0.0, 2.0 if wrong else 0.5)
             key = f"{message.thread}#{message.turn}" if message.kind == "distractor" else ""
-            found.append(Example(message.thread, index, candidate.features(), label, weight, key))
+            features = candidate.features(held=states[index])
+            found.append(Example(message.thread, index, features, label, weight, key))
     return found
+
+
+def held_before(messages: list) -> list[dict[str, list[str]]]:  # type: ignore[type-arg]
+    """The profile each message meets, replayed from the labels of the thread so far: the
+    values stated (a label's first alternative) less those said to be wrong. The
+    extractor at run time meets the profile it built itself, which misses some of these;
+    the labels are what the gate should learn an update from."""
+    from aniso.bench.profile import matches
+    from aniso.profile.model import is_list_field
+
+    states: list[dict[str, list[str]]] = []
+    state: dict[str, list[str]] = {}
+    thread = None
+    for message in messages:
+        if message.thread != thread:
+            state, thread = {}, message.thread
+        states.append({k: list(v) for k, v in state.items() if v})
+        for name, labels in message.expect.items():
+            values = [label.split("|")[0].strip() for label in labels if label != "*"]
+            kept = state.get(name, []) if is_list_field(name) else []
+            state[name] = list(dict.fromkeys(kept + values)) if is_list_field(name) else values[-1:]
+        for name, labels in message.absent.items():
+            state[name] = [
+                v
+                for v in state.get(name, [])
+                if not any(matches(label, v) for label in labels if label != "*")
+                and not ("*" in labels and not message.expect.get(name))
+            ]
+    return states
 
 
 def fit(rows: Rows, y: np.ndarray, w: np.ndarray, l2: float, steps: int = 400) -> np.ndarray:
@@ -463,7 +495,8 @@ def cross_validate(messages: list, found: list[Example]) -> None:  # type: ignor
     ):
         for key, tally in sorted(slices.items()):
             print(f"  {name} {key}:", json.dumps(tally.figures()))
-    Path("/tmp/cv_misses.json").write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
+    misses = Path(os.environ.get("CV_MISSES", "/tmp/cv_misses.json"))
+    misses.write_text(json.dumps(total.misses, ensure_ascii=False, indent=1))
 
 
 def _add(total, part) -> None:  # type: ignore[no-untyped-def]
