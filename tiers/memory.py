@@ -271,9 +271,10 @@ class TieredMemory:
         if ENTITY_WEIGHT > 0:
             items = self._favour_named(items, entities.named(query))
         items = self._expand(items, query, now=now, exclude=excluded)
-        weight = triage.load(self.db, now=now).weight if self.triage else 0.0
+        window = triage.recent(self.db, now=now) if self.triage else []
+        weight = triage.load(self.db, now=now, window=window).weight if self.triage else 0.0
         if weight > 0:
-            items += self._critical(items, now=now, exclude=excluded)
+            items += self._critical(items, window, exclude=excluded)
         ranked = _relevant(self._rank(items, now=now, triage_weight=weight))
         if lists.asks_for_list(query):
             ranked = self._diversify(ranked, query)
@@ -575,12 +576,13 @@ class TieredMemory:
             and (NEIGHBOURS_ACROSS_BLOCKS or other["block_id"] == hit.block_id)
         ]
 
-    def _critical(self, hits: list[_Hit], *, now: datetime, exclude: set[int]) -> list[_Hit]:
-        """On a busy day, the window's critical messages are candidates even when they
-        share nothing with the query: triage ranks them by criticality."""
+    def _critical(self, hits: list[_Hit], window: list[dict], *, exclude: set[int]) -> list[_Hit]:
+        """On a busy day, the window's critical messages (`triage.recent`) are
+        candidates even when they share nothing with the query: triage ranks them by
+        criticality."""
         present = {hit.key for hit in hits}
         extra: list[_Hit] = []
-        for row in triage.recent(self.db, now=now):
+        for row in window:
             key = episode_key(row["id"])
             if key in present or row["id"] in exclude or row["status"] != "active":
                 continue
