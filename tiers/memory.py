@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -416,16 +416,24 @@ class TieredMemory:
                 seeds.append(hit)
             if len(seeds) >= EXPAND_FROM:
                 break
-        query_terms = set(stems(query))
+        around = {
+            seed.block_id: links.neighbours(
+                self.db,
+                seed.block_id,
+                now=now,
+                min_weight=EXPANSION_MIN_WEIGHT.get(seed.tier, 0.0),
+                limit=3,
+            )
+            for seed in seeds
+        }
+        wanted = {n for found in around.values() for n, _ in found} - present_blocks
+        candidates = self._best_in_blocks(list(wanted), set(stems(query)), exclude=exclude)
         extra: list[_Hit] = []
         for seed in seeds:
-            threshold = EXPANSION_MIN_WEIGHT.get(seed.tier, 0.0)
-            for neighbour, weight in links.neighbours(
-                self.db, seed.block_id, now=now, min_weight=threshold, limit=3
-            ):
+            for neighbour, weight in around[seed.block_id]:
                 if neighbour in present_blocks:
                     continue
-                candidate = self._best_in_block(neighbour, query_terms, exclude=exclude)
+                candidate = candidates.get(neighbour)
                 if candidate is None:
                     continue
                 candidate.score = seed.score * 0.5 * min(1.0, weight)
@@ -434,49 +442,60 @@ class TieredMemory:
                 present_blocks.add(neighbour)
         return hits + extra
 
-    def _best_in_block(
-        self, block_id: int, query_terms: set[str], *, exclude: set[int]
-    ) -> _Hit | None:
-        block = blocks.get(self.db, block_id)
-        if block is None or block.status != "active":
-            return None
-        rows = [
-            row
-            for row in self.db.query(
-                "SELECT id, at, user_text, reply, ref FROM episodes WHERE block_id = ? LIMIT 64",
-                [block_id],
+    def _best_in_blocks(
+        self, block_ids: list[int], query_terms: set[str], *, exclude: set[int]
+    ) -> dict[int, _Hit]:
+        """Per active block, the hit expansion brings in: its first-written episode
+        (of the first 64, as written) sharing the most query terms, or its summary
+        when it has no episode left; none when no episode shares a term. Read for
+        all blocks at once: expansion looks at up to fifteen a recall."""
+        found: dict[int, _Hit] = {}
+        if not block_ids:
+            return found
+        heads = {
+            row["id"]: row
+            for row in select_in(
+                self.db,
+                "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
+                block_ids,
+                dicts=True,
             )
-            if row["id"] not in exclude
-        ]
-        if not rows:
-            if not block.summary:
-                return None
-            return _Hit(
-                key=block_key(block_id),
-                score=0.0,
-                block_id=block_id,
-                tier=block.tier,
-                at=block.last_episode_at,
-                text=block.summary,
-                episode_id=None,
-                ref=None,
-            )
+            if row["status"] == "active"
+        }
+        rows: dict[int, list[dict]] = {}
+        for row in select_in(
+            self.db,
+            "SELECT id, block_id, at, user_text, reply, ref FROM (SELECT id, block_id, at, "
+            "user_text, reply, ref, row_number() OVER (PARTITION BY block_id ORDER BY at, id) "
+            "AS place FROM episodes WHERE block_id IN ({})) WHERE place <= 64 "
+            "ORDER BY block_id, at, id",
+            list(heads),
+            dicts=True,
+        ):
+            if row["id"] not in exclude:
+                rows.setdefault(row["block_id"], []).append(row)
         # The FTS rows hold each episode's stems already: no stemming per candidate.
-        indexed = lexical.indexed_stems(self.db, [row["id"] for row in rows])
-        shared = {row["id"]: len(query_terms & set(indexed.get(row["id"], []))) for row in rows}
-        best = max(rows, key=lambda r: shared[r["id"]])
-        if not shared[best["id"]]:
-            return None
-        return _Hit(
-            key=episode_key(best["id"]),
-            score=0.0,
-            block_id=block_id,
-            tier=block.tier,
-            at=datetime.fromisoformat(best["at"]),
-            text=episode_text(best["user_text"], best["reply"]),
-            episode_id=best["id"],
-            ref=best["ref"],
-        )
+        indexed = lexical.indexed_stems(self.db, [r["id"] for each in rows.values() for r in each])
+        for block_id, head in heads.items():
+            own = rows.get(block_id)
+            if not own:
+                if head["summary"]:
+                    found[block_id] = _Hit(
+                        key=block_key(block_id),
+                        score=0.0,
+                        block_id=block_id,
+                        tier=head["tier"],
+                        at=datetime.fromisoformat(head["last_episode_at"]),
+                        text=head["summary"],
+                        episode_id=None,
+                        ref=None,
+                    )
+                continue
+            shared = {r["id"]: len(query_terms.intersection(indexed.get(r["id"], ()))) for r in own}
+            best = max(own, key=lambda r: shared[r["id"]])
+            if shared[best["id"]]:
+                found[block_id] = _episode_hit({**best, "tier": head["tier"]}, score=0.0)
+        return found
 
     def _favour_named(self, hits: list[_Hit], names: list[str]) -> list[_Hit]:
         """Hits that hold every name the question holds gain ENTITY_WEIGHT of their
@@ -991,8 +1010,6 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
 
 
 def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
-    from dataclasses import replace
-
     return replace(item, outdated=is_outdated(user_words(item.text), item.at))
 
 

@@ -97,7 +97,7 @@ def load(db: sqlite_utils.Database, *, now: datetime, window: list[dict] | None 
     return Load(messages, open_items, lam, sigmoid_alpha(lam))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _worded(text: str) -> tuple[bool, bool, bool, bool]:
     """What a text's words say: health, deadline, an open problem, importance.
 
@@ -105,8 +105,8 @@ def _worded(text: str) -> tuple[bool, bool, bool, bool]:
     mostly the same texts turn after turn; the regular expressions were half of a
     recall's time at 10k episodes, so each text is read once."""
     return (
-        bool(HEALTH.search(text)),
-        bool(DEADLINE.search(text)),
+        markers.finds(HEALTH, text),
+        markers.finds(DEADLINE, text),
         markers.opens_problem(text),
         markers.is_important(text),
     )
@@ -138,7 +138,7 @@ def criticality(text: str, *, important: bool, open_: bool, pinned: bool) -> flo
 
 def kind(text: str) -> str | None:
     """What a message did on a busy day, for the timeline: escalated or decided."""
-    if markers.resolves_problem(text) or DECIDED.search(text):
+    if markers.resolves_problem(text) or markers.finds(DECIDED, text):
         return "decided"
     if raises_item(text):
         return "escalated"
