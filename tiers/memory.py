@@ -462,23 +462,23 @@ class TieredMemory:
             )
             if row["status"] == "active"
         }
-        rows: dict[int, list[dict]] = {}
-        for row in select_in(
+        own: dict[int, list[int]] = {}
+        for episode_id, block_id in select_in(
             self.db,
-            "SELECT id, block_id, at, user_text, reply, ref FROM (SELECT id, block_id, at, "
-            "user_text, reply, ref, row_number() OVER (PARTITION BY block_id ORDER BY at, id) "
-            "AS place FROM episodes WHERE block_id IN ({})) WHERE place <= 64 "
-            "ORDER BY block_id, at, id",
+            "SELECT id, block_id FROM (SELECT id, block_id, at, row_number() OVER "
+            "(PARTITION BY block_id ORDER BY at, id) AS place FROM episodes "
+            "WHERE block_id IN ({})) WHERE place <= 64 ORDER BY block_id, at, id",
             list(heads),
-            dicts=True,
         ):
-            if row["id"] not in exclude:
-                rows.setdefault(row["block_id"], []).append(row)
-        # The FTS rows hold each episode's stems already: no stemming per candidate.
-        indexed = lexical.indexed_stems(self.db, [r["id"] for each in rows.values() for r in each])
+            if episode_id not in exclude:
+                own.setdefault(block_id, []).append(episode_id)
+        # The FTS rows hold each episode's stems already: no stemming per candidate,
+        # and only the chosen episodes' texts are read.
+        indexed = lexical.indexed_stems(self.db, [i for ids in own.values() for i in ids])
+        chosen: dict[int, int] = {}
         for block_id, head in heads.items():
-            own = rows.get(block_id)
-            if not own:
+            ids = own.get(block_id)
+            if not ids:
                 if head["summary"]:
                     found[block_id] = _Hit(
                         key=block_key(block_id),
@@ -491,10 +491,18 @@ class TieredMemory:
                         ref=None,
                     )
                 continue
-            shared = {r["id"]: len(query_terms.intersection(indexed.get(r["id"], ()))) for r in own}
-            best = max(own, key=lambda r: shared[r["id"]])
-            if shared[best["id"]]:
-                found[block_id] = _episode_hit({**best, "tier": head["tier"]}, score=0.0)
+            shared = {i: len(query_terms.intersection(indexed.get(i, ()))) for i in ids}
+            best = max(ids, key=shared.__getitem__)
+            if shared[best]:
+                chosen[best] = block_id
+        for row in select_in(
+            self.db,
+            "SELECT id, block_id, at, user_text, reply, ref FROM episodes WHERE id IN ({})",
+            list(chosen),
+            dicts=True,
+        ):
+            tier = heads[chosen[row["id"]]]["tier"]
+            found[chosen[row["id"]]] = _episode_hit({**row, "tier": tier}, score=0.0)
         return found
 
     def _favour_named(self, hits: list[_Hit], names: list[str]) -> list[_Hit]:
