@@ -14,6 +14,8 @@ from datetime import datetime
 
 import sqlite_utils
 
+from aniso.core.db import select_in
+
 TERM_FANOUT = 20  # a term shared by more blocks than this is too common to link on
 TERMS_PER_EPISODE = 8
 LINK_HALF_LIFE_DAYS = 90.0
@@ -132,14 +134,18 @@ def linked_to_open(db: sqlite_utils.Database, block_ids: Iterable[int]) -> set[i
     ]
     if not wanted or not open_ids:
         return set()
+    # Both directions of every open block's strong links in two reads, ranked here
+    # as one query per block would (weight, then the other end's id).
+    strong: dict[int, list[tuple[float, int]]] = {}
+    for sql in (
+        "SELECT a, b, weight FROM links WHERE weight >= ? AND a IN ({})",
+        "SELECT b, a, weight FROM links WHERE weight >= ? AND b IN ({})",
+    ):
+        for open_id, other, weight in select_in(db, sql, open_ids, params=[OPEN_LINK_WEIGHT]):
+            strong.setdefault(open_id, []).append((-weight, other))
     held: set[int] = set()
-    for open_id in open_ids:
-        rows = db.execute(
-            "SELECT CASE WHEN a = ? THEN b ELSE a END AS other FROM links "
-            "WHERE weight >= ? AND (a = ? OR b = ?) ORDER BY weight DESC, other LIMIT ?",
-            [open_id, OPEN_LINK_WEIGHT, open_id, open_id, OPEN_LINKS],
-        ).fetchall()
-        held.update(row[0] for row in rows)
+    for found in strong.values():
+        held.update(other for _, other in sorted(found)[:OPEN_LINKS])
     return (held & wanted) - set(open_ids)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -271,9 +271,10 @@ class TieredMemory:
         if ENTITY_WEIGHT > 0:
             items = self._favour_named(items, entities.named(query))
         items = self._expand(items, query, now=now, exclude=excluded)
-        weight = triage.load(self.db, now=now).weight if self.triage else 0.0
+        window = triage.recent(self.db, now=now) if self.triage else []
+        weight = triage.load(self.db, now=now, window=window).weight if self.triage else 0.0
         if weight > 0:
-            items += self._critical(items, now=now, exclude=excluded)
+            items += self._critical(items, window, exclude=excluded)
         ranked = _relevant(self._rank(items, now=now, triage_weight=weight))
         if lists.asks_for_list(query):
             ranked = self._diversify(ranked, query)
@@ -415,16 +416,24 @@ class TieredMemory:
                 seeds.append(hit)
             if len(seeds) >= EXPAND_FROM:
                 break
-        query_terms = set(stems(query))
+        around = {
+            seed.block_id: links.neighbours(
+                self.db,
+                seed.block_id,
+                now=now,
+                min_weight=EXPANSION_MIN_WEIGHT.get(seed.tier, 0.0),
+                limit=3,
+            )
+            for seed in seeds
+        }
+        wanted = {n for found in around.values() for n, _ in found} - present_blocks
+        candidates = self._best_in_blocks(list(wanted), set(stems(query)), exclude=exclude)
         extra: list[_Hit] = []
         for seed in seeds:
-            threshold = EXPANSION_MIN_WEIGHT.get(seed.tier, 0.0)
-            for neighbour, weight in links.neighbours(
-                self.db, seed.block_id, now=now, min_weight=threshold, limit=3
-            ):
+            for neighbour, weight in around[seed.block_id]:
                 if neighbour in present_blocks:
                     continue
-                candidate = self._best_in_block(neighbour, query_terms, exclude=exclude)
+                candidate = candidates.get(neighbour)
                 if candidate is None:
                     continue
                 candidate.score = seed.score * 0.5 * min(1.0, weight)
@@ -433,49 +442,68 @@ class TieredMemory:
                 present_blocks.add(neighbour)
         return hits + extra
 
-    def _best_in_block(
-        self, block_id: int, query_terms: set[str], *, exclude: set[int]
-    ) -> _Hit | None:
-        block = blocks.get(self.db, block_id)
-        if block is None or block.status != "active":
-            return None
-        rows = [
-            row
-            for row in self.db.query(
-                "SELECT id, at, user_text, reply, ref FROM episodes WHERE block_id = ? LIMIT 64",
-                [block_id],
+    def _best_in_blocks(
+        self, block_ids: list[int], query_terms: set[str], *, exclude: set[int]
+    ) -> dict[int, _Hit]:
+        """Per active block, the hit expansion brings in: its first-written episode
+        (of the first 64, as written) sharing the most query terms, or its summary
+        when it has no episode left; none when no episode shares a term. Read for
+        all blocks at once: expansion looks at up to fifteen a recall."""
+        found: dict[int, _Hit] = {}
+        if not block_ids:
+            return found
+        heads = {
+            row["id"]: row
+            for row in select_in(
+                self.db,
+                "SELECT id, tier, status, summary, last_episode_at FROM blocks WHERE id IN ({})",
+                block_ids,
+                dicts=True,
             )
-            if row["id"] not in exclude
-        ]
-        if not rows:
-            if not block.summary:
-                return None
-            return _Hit(
-                key=block_key(block_id),
-                score=0.0,
-                block_id=block_id,
-                tier=block.tier,
-                at=block.last_episode_at,
-                text=block.summary,
-                episode_id=None,
-                ref=None,
-            )
-        # The FTS rows hold each episode's stems already: no stemming per candidate.
-        indexed = lexical.indexed_stems(self.db, [row["id"] for row in rows])
-        shared = {row["id"]: len(query_terms & set(indexed.get(row["id"], []))) for row in rows}
-        best = max(rows, key=lambda r: shared[r["id"]])
-        if not shared[best["id"]]:
-            return None
-        return _Hit(
-            key=episode_key(best["id"]),
-            score=0.0,
-            block_id=block_id,
-            tier=block.tier,
-            at=datetime.fromisoformat(best["at"]),
-            text=episode_text(best["user_text"], best["reply"]),
-            episode_id=best["id"],
-            ref=best["ref"],
-        )
+            if row["status"] == "active"
+        }
+        own: dict[int, list[int]] = {}
+        for episode_id, block_id in select_in(
+            self.db,
+            "SELECT id, block_id FROM (SELECT id, block_id, at, row_number() OVER "
+            "(PARTITION BY block_id ORDER BY at, id) AS place FROM episodes "
+            "WHERE block_id IN ({})) WHERE place <= 64 ORDER BY block_id, at, id",
+            list(heads),
+        ):
+            if episode_id not in exclude:
+                own.setdefault(block_id, []).append(episode_id)
+        # The FTS rows hold each episode's stems already: no stemming per candidate,
+        # and only the chosen episodes' texts are read.
+        indexed = lexical.indexed_stems(self.db, [i for ids in own.values() for i in ids])
+        chosen: dict[int, int] = {}
+        for block_id, head in heads.items():
+            ids = own.get(block_id)
+            if not ids:
+                if head["summary"]:
+                    found[block_id] = _Hit(
+                        key=block_key(block_id),
+                        score=0.0,
+                        block_id=block_id,
+                        tier=head["tier"],
+                        at=datetime.fromisoformat(head["last_episode_at"]),
+                        text=head["summary"],
+                        episode_id=None,
+                        ref=None,
+                    )
+                continue
+            shared = {i: len(query_terms.intersection(indexed.get(i, ()))) for i in ids}
+            best = max(ids, key=shared.__getitem__)
+            if shared[best]:
+                chosen[best] = block_id
+        for row in select_in(
+            self.db,
+            "SELECT id, block_id, at, user_text, reply, ref FROM episodes WHERE id IN ({})",
+            list(chosen),
+            dicts=True,
+        ):
+            tier = heads[chosen[row["id"]]]["tier"]
+            found[chosen[row["id"]]] = _episode_hit({**row, "tier": tier}, score=0.0)
+        return found
 
     def _favour_named(self, hits: list[_Hit], names: list[str]) -> list[_Hit]:
         """Hits that hold every name the question holds gain ENTITY_WEIGHT of their
@@ -575,12 +603,13 @@ class TieredMemory:
             and (NEIGHBOURS_ACROSS_BLOCKS or other["block_id"] == hit.block_id)
         ]
 
-    def _critical(self, hits: list[_Hit], *, now: datetime, exclude: set[int]) -> list[_Hit]:
-        """On a busy day, the window's critical messages are candidates even when they
-        share nothing with the query: triage ranks them by criticality."""
+    def _critical(self, hits: list[_Hit], window: list[dict], *, exclude: set[int]) -> list[_Hit]:
+        """On a busy day, the window's critical messages (`triage.recent`) are
+        candidates even when they share nothing with the query: triage ranks them by
+        criticality."""
         present = {hit.key for hit in hits}
         extra: list[_Hit] = []
-        for row in triage.recent(self.db, now=now):
+        for row in window:
             key = episode_key(row["id"])
             if key in present or row["id"] in exclude or row["status"] != "active":
                 continue
@@ -989,8 +1018,6 @@ def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:
 
 
 def _mark_outdated(item: MemoryItem, is_outdated: OutdatedCheck) -> MemoryItem:
-    from dataclasses import replace
-
     return replace(item, outdated=is_outdated(user_words(item.text), item.at))
 
 
