@@ -17,6 +17,7 @@ name), and between equals the larger city wins ("Paris" is in France).
 from __future__ import annotations
 
 import functools
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -126,8 +127,6 @@ def _common(index: dict[str, Entry]) -> frozenset[str]:
     mentioned as often as that; At Tall, 56,000, is "Tell" at 5.5). wordfreq's counts
     are read once, when the index is built, so no request pays for them. A country
     (population 0 here) is taken at ten million: "Canada" is its name before a word."""
-    import math
-
     from wordfreq import get_frequency_dict
 
     found = set()

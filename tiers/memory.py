@@ -384,15 +384,9 @@ class TieredMemory:
             shown = quotes.get(row["id"], ())
             best = block_scores[row["id"]]
             hits.append(
-                _Hit(
-                    key=block_key(row["id"]),
+                _summary_hit(
+                    row,
                     score=best,
-                    block_id=row["id"],
-                    tier=row["tier"],
-                    at=datetime.fromisoformat(row["last_episode_at"]),
-                    text=row["summary"],
-                    episode_id=None,
-                    ref=None,
                     quotes=shown,
                     quote_shares=tuple(
                         lifted[q.episode_id][1] / best if best > 0 else 0.0 for q in shown
@@ -480,16 +474,7 @@ class TieredMemory:
             ids = own.get(block_id)
             if not ids:
                 if head["summary"]:
-                    found[block_id] = _Hit(
-                        key=block_key(block_id),
-                        score=0.0,
-                        block_id=block_id,
-                        tier=head["tier"],
-                        at=datetime.fromisoformat(head["last_episode_at"]),
-                        text=head["summary"],
-                        episode_id=None,
-                        ref=None,
-                    )
+                    found[block_id] = _summary_hit(head, score=0.0)
                 continue
             shared = {i: len(query_terms.intersection(indexed.get(i, ()))) for i in ids}
             best = max(ids, key=shared.__getitem__)
@@ -759,6 +744,28 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
         kept.append((key, cosine))
         turns += not key.startswith("b:")
     return kept
+
+
+def _summary_hit(
+    row: dict,
+    *,
+    score: float,
+    quotes: tuple[Quote, ...] = (),
+    quote_shares: tuple[float, ...] = (),
+) -> _Hit:
+    """A block's summary as a hit, from a row of blocks, with the quotes it shows."""
+    return _Hit(
+        key=block_key(row["id"]),
+        score=score,
+        block_id=row["id"],
+        tier=row["tier"],
+        at=datetime.fromisoformat(row["last_episode_at"]),
+        text=row["summary"],
+        episode_id=None,
+        ref=None,
+        quotes=quotes,
+        quote_shares=quote_shares,
+    )
 
 
 def _episode_hit(row: dict, *, score: float, expanded: bool = False) -> _Hit:
