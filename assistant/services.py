@@ -30,7 +30,8 @@ from aniso.reuse import Reuse
 from aniso.tiers.compaction import Compactor
 from aniso.tiers.index.dense import DenseMemory
 from aniso.tiers.index.embeddings import LocalMiniLM
-from aniso.tiers.index.vectors import ChromaIndex
+from aniso.tiers.index.vector_host import HostedIndex
+from aniso.tiers.index.vectors import ChromaIndex, VectorIndex
 from aniso.tiers.memory import TieredMemory
 
 log = logging.getLogger(__name__)
@@ -144,13 +145,20 @@ def make_clock(settings: Settings) -> Clock:
 
 
 def make_memory(
-    settings: Settings, db: sqlite_utils.Database, *, warn: Callable[[str], None] = log.warning
+    settings: Settings,
+    db: sqlite_utils.Database,
+    *,
+    warn: Callable[[str], None] = log.warning,
+    hosted: HostedIndex | None = None,
 ) -> TieredMemory:
-    """The tiers over this data dir: local or litellm embeddings, embedded or server Chroma."""
+    """The tiers over this data dir: local or litellm embeddings, embedded or server Chroma,
+    or the embedded index a child process opened (`hosted`, see `vector_host`)."""
     embedder = make_embedder(settings.embedding)
 
-    def open_index() -> ChromaIndex:
+    def open_index() -> VectorIndex:
         # An index found broken and rebuilt is worth telling the user, not only the log.
+        if hosted is not None:
+            return hosted.open(on_warning=dense.note)
         return ChromaIndex.open(
             path=settings.data_dir / "chroma", url=settings.chroma_url, on_warning=dense.note
         )
@@ -165,7 +173,10 @@ def build(
     clock: Clock | None = None,
     gateway: LLMGateway | None = None,
     temporary: bool = False,
+    hosted_index: HostedIndex | None = None,
 ) -> Services:
+    """Everything a command uses, wired once. `hosted_index` is the vector index a child
+    process is already opening (`warmup.host_index`), used in place of opening one here."""
     wipe_freed_memory()  # freed heap holds no memory a later buffer could write out
     clock = clock or make_clock(settings)
     # Stores that create files later on their own (Chroma's folder, SQLite's WAL) follow
@@ -181,7 +192,7 @@ def build(
         settings=settings,
         clock=clock,
         session=session,
-        memory=make_memory(settings, db),
+        memory=make_memory(settings, db, hosted=hosted_index),
         redact=redactor,
         profile=ProfileLearner(
             profile,

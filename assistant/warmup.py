@@ -31,10 +31,14 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aniso.core import timings
 from aniso.core.settings import LOCAL_EMBEDDING, Settings
 from aniso.privacy.screen import could_hold
+
+if TYPE_CHECKING:
+    from aniso.tiers.index.vector_host import HostedIndex
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +72,11 @@ def warm_caches() -> None:
     when.vocabulary()
 
 
-def warm_loads(settings: Settings, *, guard: bool) -> None:
+def warm_loads(settings: Settings, *, guard: bool, vectors: bool = True) -> None:
     """The guard's engine (if `guard`) and what the first stored message and the first
     recall load: the vector store's import (about half a second of chromadb's own
-    imports), the local embedding weights and the token encoding. The engine and the
+    imports; not with `vectors` off, when a child process opens the index: `host_index`),
+    the local embedding weights and the token encoding. The engine and the
     weights are built under a lock and the import under Python's, so a chat thread that
     gets there first waits for the rest of the build instead of repeating it; the
     encoding is a plain cache, at worst read twice. Nothing here needs to be waited for."""
@@ -84,8 +89,11 @@ def warm_loads(settings: Settings, *, guard: bool) -> None:
     # The longest first: chromadb's import overlaps the chat thread's own imports; a
     # turn that reaches its first message before the weights are warmed loads them itself.
     with IMPORTS:
-        from aniso.tiers.index import embeddings, vectors
-    vectors.warm()
+        from aniso.tiers.index import embeddings
+    if vectors:
+        from aniso.tiers.index import vectors as index
+
+        index.warm()
     if settings.embedding == LOCAL_EMBEDDING:
         embeddings.warm()
     from aniso.core.tokens import count_tokens
@@ -115,7 +123,20 @@ class Warming:
     ready: threading.Event
 
 
-def start(settings: Settings, message: str | None = None) -> Warming:
+def host_index(settings: Settings, *, temporary: bool) -> HostedIndex | None:
+    """For a one-shot command: start the child process that opens the embedded vector
+    index (`tiers.index.vector_host`), before anything else loads, so chromadb's import
+    runs on the other core instead of under this process's interpreter lock. None when
+    the command reads no memory (`temporary`) or the index is a server (nothing to open
+    but an HTTP client)."""
+    if temporary or settings.chroma_url:
+        return None
+    from aniso.tiers.index import vector_host
+
+    return vector_host.start(settings.data_dir / "chroma")
+
+
+def start(settings: Settings, message: str | None = None, *, vectors: bool = True) -> Warming:
     """`prepare_model` and `warm`, each on a thread; a failure there is only logged,
     since the chat thread meets (and reports) the same failure itself when it needs
     the piece: a model that does not load becomes the turn's error, after the message
@@ -130,7 +151,8 @@ def start(settings: Settings, message: str | None = None) -> Warming:
     could hold something it redacts (`privacy.screen`): for any other message it would
     be over a second of imports competing with the chat thread for the interpreter, for
     a scan that does not need them. The reply, if it holds digits, builds the engine
-    after its last token."""
+    after its last token. `vectors` off: the vector index is opened by a child process
+    (`host_index`), so its import is not warmed here."""
 
     ready = threading.Event()
 
@@ -150,7 +172,7 @@ def start(settings: Settings, message: str | None = None) -> Warming:
             warm_caches()
         finally:
             ready.set()
-        warm_loads(settings, guard=message is None or could_hold(message))
+        warm_loads(settings, guard=message is None or could_hold(message), vectors=vectors)
 
     threads = [guarded("model", lambda: prepare_model(settings))]
     threads.append(guarded("warm-up", warm_up))

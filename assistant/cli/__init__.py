@@ -24,6 +24,7 @@ from aniso.core.errors import AnisoError, InputError
 if TYPE_CHECKING:
     from aniso.core.settings import Settings
     from aniso.services import Services
+    from aniso.tiers.index.vector_host import HostedIndex
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -93,15 +94,22 @@ class Context:
         self.overrides["data_dir"] = path
         self._settings = None
 
-    def services(self, *, temporary: bool = False, catch_up: bool = True) -> Services:
+    def services(
+        self,
+        *,
+        temporary: bool = False,
+        catch_up: bool = True,
+        hosted_index: HostedIndex | None = None,
+    ) -> Services:
         """The services, after catching up what fell due while nothing ran (thread
-        briefs), unless `catch_up` is off (a read-only check such as `doctor`)."""
-        services = self._build(temporary=temporary)
+        briefs), unless `catch_up` is off (a read-only check such as `doctor`).
+        `hosted_index`: the vector index a child process is opening (`ask`)."""
+        services = self._build(temporary=temporary, hosted_index=hosted_index)
         if catch_up:
             _catch_up(services)
         return services
 
-    def _build(self, *, temporary: bool) -> Services:
+    def _build(self, *, temporary: bool, hosted_index: HostedIndex | None) -> Services:
         from aniso.core import timings
         from aniso.warmup import IMPORTS
 
@@ -115,7 +123,7 @@ class Context:
             if warning:
                 click.echo(f"aniso: {warning}", err=True)
             log_to_data_dir(ensure_data_dir(self.settings.data_dir))
-            return build(self.settings, temporary=temporary)
+            return build(self.settings, temporary=temporary, hosted_index=hosted_index)
 
 
 def _catch_up(services: Services) -> None:
@@ -203,8 +211,13 @@ def ask(context: Context, text: str | None, as_json: bool, temporary: bool) -> N
     clean_message(message)  # refuse bad input before loading any model
     from aniso import warmup
 
-    warming = warmup.start(context.settings, message)  # the model, the profile: meanwhile
-    services = context.services(temporary=temporary)
+    # The vector index opens in a child process, the model and the profile on threads:
+    # all of it beside this thread's imports and the opening of the stores.
+    hosted = warmup.host_index(context.settings, temporary=temporary)
+    if hosted is not None:  # the child leaves the folder when the command ends, however
+        click.get_current_context().call_on_close(hosted.close)
+    warming = warmup.start(context.settings, message, vectors=hosted is None)
+    services = context.services(temporary=temporary, hosted_index=hosted)
     # The digest goes to stderr: stdout stays the reply alone, for scripts.
     digest = services.assistant.pending_digest()
     if digest and not as_json:
