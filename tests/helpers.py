@@ -54,3 +54,14 @@ def nights(services: Any, clock: Any, days: int) -> None:
     for _ in range(days):
         clock.advance(timedelta(days=1))
         compactor.run(clock())
+
+
+def python_output(code: str, *, timeout: float = 600) -> str:
+    """Run `code` in a fresh interpreter (its own process state: loaded model, threads,
+    log callbacks) and return its stdout; a failure shows the child's stderr."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode()

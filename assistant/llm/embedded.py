@@ -24,6 +24,14 @@ from aniso.core import timings
 from aniso.core.errors import ConfigError, ModelError
 
 N_CTX = 4096
+# A prompt is a batch, which a second core speeds up; a reply is one token at a time,
+# each a few small matrix products of a 135M model, where a second OpenMP worker only
+# adds a wait at every layer, and a long one whenever the other core is busy (our own
+# warm-up threads, the vector index's process, other programs). One decode thread kept
+# the first token and the reply's end lower and steadier under load
+# (DESIGN-NOTES "Start-up and first token").
+PROMPT_THREADS = 2
+DECODE_THREADS = 1
 
 _lock = threading.Lock()
 _in_use = threading.RLock()
@@ -65,7 +73,12 @@ def load_model() -> Any:
             try:
                 with _plain_cpu_buffers(), _quiet_in_place(), _log_natively():
                     _loaded[path] = Llama(
-                        model_path=str(path), n_ctx=N_CTX, n_threads=2, verbose=False, seed=0
+                        model_path=str(path),
+                        n_ctx=N_CTX,
+                        n_threads=DECODE_THREADS,
+                        n_threads_batch=PROMPT_THREADS,
+                        verbose=False,
+                        seed=0,
                     )
             except (ValueError, RuntimeError, OSError) as error:
                 raise ModelError(f"the embedded model did not load from {path}: {error}") from None

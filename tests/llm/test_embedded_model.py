@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import RUNNER, run_cli
+from helpers import RUNNER, python_output, run_cli
 
 
 @pytest.mark.embedded_model
@@ -63,11 +63,17 @@ def test_the_model_load_logs_nothing_through_python_and_then_logs_as_before() ->
     """The load's log lines (about 2,000) go to a C no-op, not through the interpreter
     lock to a Python callback; after the load, llama.cpp's lines (here a model file
     that does not exist) reach the Python callback again."""
-    done = subprocess.run(
-        [sys.executable, "-P", "-c", LOG_PROBE], capture_output=True, stdin=subprocess.DEVNULL,
-        timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr.decode()
-    during, after, failed = done.stdout.decode().split()
+    during, after, failed = python_output(LOG_PROBE).split()
     assert (int(during), failed) == (0, "True")
     assert int(after) > 0
+
+
+@pytest.mark.embedded_model
+def test_replies_decode_on_one_thread_and_prompts_on_two() -> None:
+    """One decode thread: a second OpenMP worker only adds a wait at every layer of a
+    one-token step, and a long one when the other core is busy; prompts are batches."""
+    code = (
+        "from aniso.llm import embedded; p = embedded.load_model().context_params; "
+        "print(p.n_threads, p.n_threads_batch)"
+    )
+    assert python_output(code).split() == ["1", "2"]
