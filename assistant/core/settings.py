@@ -27,7 +27,8 @@ from aniso.core.errors import ConfigError
 EMBEDDED_MODEL = "aniso-local/smollm2-135m-instruct"
 EMBEDDED_PROMPT_BUDGET = 500
 """Profile-plus-memory tokens for the embedded model: about 1/8 of its 4096-token
-window, and what its CPU evaluates in well under a second on two cores (DESIGN-NOTES)."""
+window. Each is evaluated before the first token, 3-4 ms apiece on two cores, so a full
+budget adds up to about 1.7 s to it (DESIGN-NOTES "Start-up and first token")."""
 LOCAL_EMBEDDING = "local/all-MiniLM-L6-v2"
 ENV_PREFIX = "ANISO_"
 
