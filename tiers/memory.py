@@ -319,7 +319,9 @@ class TieredMemory:
         terms = lexical.rare_terms(
             self.db, lexical.EPISODES, seeds, skip=set(stems(query)), most=SECOND_PASS_TERMS
         )
-        found = lexical.search_terms(self.db, lexical.EPISODES, terms, limit=CANDIDATES // 2)
+        found = lexical.search_terms(
+            self.db, lexical.EPISODES, list(terms), limit=CANDIDATES // 2, counts=terms
+        )
         if not found:
             return scores
         top, strongest = found[0][1], scores[best[0]]
@@ -755,7 +757,9 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
 
 
 def _hit_order(hit: _Hit) -> tuple[float, str, int]:
-    return best_first(hit.score, hit.key)
+    """`best_first` of a hit without parsing its key, which holds the hit's episode id,
+    or its block id for a summary: recall sorts a few hundred hits a turn."""
+    return -hit.score, hit.key[0], hit.block_id if hit.episode_id is None else hit.episode_id
 
 
 def _summary_hit(
