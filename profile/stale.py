@@ -54,8 +54,12 @@ def positive(text: str, start: int, end: int) -> bool:
     return not _NEGATED_AFTER.search(after[: clause_end.start()] if clause_end else after)
 
 
-def positive_mentions(text: str) -> list[lexicon.Mention]:
-    return [m for m in lexicon.mentions(text) if positive(text, m.start, m.end)]
+@lru_cache(maxsize=4096)
+def positive_mentions(text: str) -> tuple[lexicon.Mention, ...]:
+    """The terms a text mentions, not negated; read once per text, as `_stated` is:
+    every recall judges its items again against the profile's bans, mostly the same
+    texts turn after turn."""
+    return tuple(m for m in lexicon.mentions(text) if positive(text, m.start, m.end))
 
 
 @lru_cache(maxsize=4096)
@@ -83,13 +87,10 @@ class StaleCheck:
             if found:
                 return found
         # Finding mentions costs about as much as the rules: only when a check needs
-        # them, and once for both.
-        found_mentions: list[list[lexicon.Mention]] = []
+        # them (`positive_mentions` keeps them for both, and for the next recall).
 
-        def mentions() -> list[lexicon.Mention]:
-            if not found_mentions:
-                found_mentions.append(positive_mentions(text))
-            return found_mentions[0]
+        def mentions() -> tuple[lexicon.Mention, ...]:
+            return positive_mentions(text)
 
         return self._superseded_mention(text, at, mentions) or self._banned_mention(text, mentions)
 
@@ -137,7 +138,7 @@ class StaleCheck:
         return None
 
     def _superseded_mention(
-        self, text: str, at: datetime, mentions: Callable[[], list[lexicon.Mention]]
+        self, text: str, at: datetime, mentions: Callable[[], tuple[lexicon.Mention, ...]]
     ) -> str | None:
         """A value that was still current when the memory was written, and has ended."""
         lowered = text.lower()
@@ -155,7 +156,7 @@ class StaleCheck:
         return None
 
     def _banned_mention(
-        self, text: str, mentions: Callable[[], list[lexicon.Mention]]
+        self, text: str, mentions: Callable[[], tuple[lexicon.Mention, ...]]
     ) -> str | None:
         """A mention of something a current constraint rules out."""
         bans = conflicts.current_bans(self.profile)

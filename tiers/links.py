@@ -119,7 +119,8 @@ def neighbours(
     ).fetchall()
     scored = [(other, effective_weight(w, updated, now)) for other, w, updated in rows]
     strong = [(other, w) for other, w in scored if w >= min_weight]
-    return sorted(strong, key=lambda item: -item[1])[:limit]
+    # A tie breaks by the other block's id, not by the order the rows came in.
+    return sorted(strong, key=lambda item: (-item[1], item[0]))[:limit]
 
 
 def linked_to_open(db: sqlite_utils.Database, block_ids: Iterable[int]) -> set[int]:

@@ -25,7 +25,14 @@ from aniso.core.tokens import count_tokens
 from aniso.tiers import archive, blocks, entities, links, lists, markers, triage
 from aniso.tiers.actuality import ActualityInputs, actuality, recent_uses
 from aniso.tiers.index import lexical
-from aniso.tiers.index.dense import DenseMemory, archive_key, block_key, episode_key, parse_key
+from aniso.tiers.index.dense import (
+    DenseMemory,
+    archive_key,
+    best_first,
+    block_key,
+    episode_key,
+    parse_key,
+)
 from aniso.tiers.model import MemoryItem, Quote
 from aniso.tiers.text import stems
 
@@ -304,7 +311,7 @@ class TieredMemory:
         second-hand hit must not restore a block."""
         best = sorted(
             (key for key in scores if key[0] in "ea" and key in worded),
-            key=lambda key: -scores[key],
+            key=lambda key: best_first(scores[key], key),
         )[:SECOND_PASS_SEEDS]
         if not best:
             return scores
@@ -312,7 +319,9 @@ class TieredMemory:
         terms = lexical.rare_terms(
             self.db, lexical.EPISODES, seeds, skip=set(stems(query)), most=SECOND_PASS_TERMS
         )
-        found = lexical.search_terms(self.db, lexical.EPISODES, terms, limit=CANDIDATES // 2)
+        found = lexical.search_terms(
+            self.db, lexical.EPISODES, list(terms), limit=CANDIDATES // 2, counts=terms
+        )
         if not found:
             return scores
         top, strongest = found[0][1], scores[best[0]]
@@ -403,7 +412,7 @@ class TieredMemory:
         if not hits:
             return hits
         present_blocks = {hit.block_id for hit in hits}
-        best = sorted(hits, key=lambda h: -h.score)
+        best = sorted(hits, key=_hit_order)
         seeds: list[_Hit] = []
         for hit in best:
             if hit.block_id not in {s.block_id for s in seeds}:
@@ -616,7 +625,7 @@ class TieredMemory:
                 hit.score *= 0.8 + 0.4 * actuality(inputs, now)
         if triage_weight > 0 and hits:
             _mix_criticality(hits, found, triage_weight)
-        return sorted(hits, key=lambda h: -h.score)
+        return sorted(hits, key=_hit_order)
 
     def mark_used(self, items: Sequence[MemoryItem], *, at: datetime) -> None:
         """The items went into an answer: their blocks are accessed, their links grow."""
@@ -683,7 +692,8 @@ def fuse(
     missing = min(similarity.values()) if len(dense_hits) >= k else DENSE_FLOOR
     span = top - DENSE_FLOOR
     fused: dict[str, float] = {}
-    for key in lexical_part.keys() | similarity.keys():
+    # In list order, not a set's: a set of strings iterates in the hash seed's order.
+    for key in dict.fromkeys([*lexical_part, *similarity]):
         cosine = similarity.get(key, missing)
         dense_part = max(0.0, (cosine - DENSE_FLOOR) / span) if span > 0 else 0.0
         score = LEXICAL_WEIGHT * lexical_part.get(key, 0.0) + (1 - LEXICAL_WEIGHT) * dense_part
@@ -744,6 +754,12 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
         kept.append((key, cosine))
         turns += not key.startswith("b:")
     return kept
+
+
+def _hit_order(hit: _Hit) -> tuple[float, str, int]:
+    """`best_first` of a hit without parsing its key, which holds the hit's episode id,
+    or its block id for a summary: recall sorts a few hundred hits a turn."""
+    return -hit.score, hit.key[0], hit.block_id if hit.episode_id is None else hit.episode_id
 
 
 def _summary_hit(

@@ -58,6 +58,7 @@ DECIDED = re.compile(
 # Each marker alone gives this much criticality; together they combine as
 # 1 − Π(1 − c): pinned and health matter most on a bad day, importance least.
 WEIGHTS = {"pinned": 0.6, "health": 0.6, "deadline": 0.6, "open": 0.5, "important": 0.4}
+_CALM = tuple(1 - WEIGHTS[name] for name in ("pinned", "health", "deadline", "open", "important"))
 
 
 @dataclass(frozen=True)
@@ -122,17 +123,12 @@ def raises_item(text: str) -> bool:
 def criticality(text: str, *, important: bool, open_: bool, pinned: bool) -> float:
     """How critical an item is, in [0, 1], from its block's markers and its words."""
     health, deadline, opens, worded_important = _worded(text)
-    found = {
-        "pinned": pinned,
-        "health": health,
-        "deadline": deadline,
-        "open": open_ or opens,
-        "important": important or worded_important,
-    }
+    # In WEIGHTS' order, with no dict built: recall scores a few hundred hits a turn.
+    found = (pinned, health, deadline, open_ or opens, important or worded_important)
     calm = 1.0
-    for name, on in found.items():
+    for on, keep in zip(found, _CALM, strict=True):
         if on:
-            calm *= 1 - WEIGHTS[name]
+            calm *= keep
     return 1 - calm
 
 

@@ -75,6 +75,15 @@ def parse_key(key: str) -> tuple[str, int]:
     return kind, int(number)
 
 
+def best_first(score: float, key: str) -> tuple[float, str, int]:
+    """Sort key of a scored index key: higher score first, a tie by kind and id.
+
+    Never by set or dict order: a set of strings iterates in an order the hash seed
+    picks anew in every process, so ties would rank differently from run to run."""
+    kind, number = parse_key(key)
+    return -score, kind, number
+
+
 class DenseMemory:
     """Embeds texts and mirrors them into the vector index, through the outbox."""
 
@@ -335,7 +344,7 @@ class DenseMemory:
         merged.update(
             (key, float(min(1.0, max(-1.0, c)))) for key, c in zip(held, cosines, strict=True)
         )
-        return sorted(merged.items(), key=lambda hit: -hit[1])[:k]
+        return sorted(merged.items(), key=lambda hit: best_first(hit[1], hit[0]))[:k]
 
     def requeue_all(self) -> None:
         """After the index was lost: queue every searchable item again."""

@@ -86,10 +86,16 @@ def search_scored(
 
 
 def search_terms(
-    db: sqlite_utils.Database, table: str, terms: list[str], *, limit: int
+    db: sqlite_utils.Database,
+    table: str,
+    terms: list[str],
+    *,
+    limit: int,
+    counts: dict[str, int] | None = None,
 ) -> list[tuple[int, float]]:
-    """`search_scored` for terms already stemmed (a second pass reads them off the index)."""
-    expression = match_expression(selective_terms(db, table, terms))
+    """`search_scored` for terms already stemmed (a second pass reads them off the
+    index, with their row `counts`: `selective_terms` need not read them again)."""
+    expression = match_expression(selective_terms(db, table, terms, counts=counts))
     if not expression:
         return []
     rows = db.execute(
@@ -100,7 +106,12 @@ def search_terms(
 
 
 def selective_terms(
-    db: sqlite_utils.Database, table: str, terms: list[str], *, common: int | None = None
+    db: sqlite_utils.Database,
+    table: str,
+    terms: list[str],
+    *,
+    common: int | None = None,
+    counts: dict[str, int] | None = None,
 ) -> list[str]:
     """`terms` without those matching more than `common` rows, so the cost of a
     search stays bounded as memory grows; the rarest word found stays when no kept
@@ -113,7 +124,7 @@ def selective_terms(
     if len(terms) < 2:
         return terms
     common = COMMON_ROWS if common is None else common
-    rows = document_counts(db, table, terms)
+    rows = document_counts(db, table, terms) if counts is None else counts
     kept = {term for term in terms if rows.get(term, 0) <= common}
     if rows and not any(rows.get(term, 0) for term in kept):
         kept.add(min(rows, key=rows.__getitem__))
@@ -130,21 +141,21 @@ def document_counts(db: sqlite_utils.Database, table: str, terms: list[str]) -> 
 
 def rare_terms(
     db: sqlite_utils.Database, table: str, row_ids: list[int], *, skip: set[str], most: int
-) -> list[str]:
-    """The rarest terms of the rows `row_ids` that other rows hold too (fewest rows
-    first), time terms and `skip` left out: names, places and things, which carry a
-    topic across turns where common words do not; a term no other row holds finds
-    nothing new."""
+) -> dict[str, int]:
+    """The rarest terms of the rows `row_ids` that other rows hold too, with how many
+    rows hold each (fewest first), time terms and `skip` left out: names, places and
+    things, which carry a topic across turns where common words do not; a term no
+    other row holds finds nothing new."""
     terms: set[str] = set()
     for (stems_of_row,) in select_in(
         db, f"SELECT stems FROM {table} WHERE rowid IN ({{}})", row_ids
     ):
         terms.update(t for t in stems_of_row.split() if t not in skip and not when.is_term(t))
     if not terms:
-        return []
+        return {}
     rows = document_counts(db, table, list(terms))
     shared = [term for term in terms if rows.get(term, 0) >= 2]  # found elsewhere too
-    return sorted(shared, key=lambda t: (rows[t], t))[:most]
+    return {term: rows[term] for term in sorted(shared, key=lambda t: (rows[t], t))[:most]}
 
 
 def indexed_stems(db: sqlite_utils.Database, episode_ids: Sequence[int]) -> dict[int, list[str]]:
