@@ -111,6 +111,22 @@ def test_self_introductions_set_the_name(text: str, name: str) -> None:
     assert ("set", "name", name) in values(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("слушай я Петя, мне 15", "Петя"),
+        ("так, вводные: я полина, 34, живу в праге", "Полина"),
+        ("меня Вовой звать, я из Иркутска", "Вова"),
+        ("коротше я Денис, мені 34", "Денис"),
+        ("я рада, что ты есть", None),
+        ("я в Москве", None),
+    ],
+)
+def test_a_first_name_after_i_is_proposed_anywhere(text: str, name: str | None) -> None:
+    found = [c.op.value for c in candidates(text) if c.op.field == "name"]
+    assert found == ([name] if name else [])
+
+
 def test_a_diet_word_is_not_a_name() -> None:
     assert not any(field == "name" for _, field, _ in values("привет, я веган"))
     assert not any(field == "name" for _, field, _ in values("I'm Vegan now"))
