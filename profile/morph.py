@@ -31,11 +31,11 @@ def _analyser(lang: str) -> Any:
     return pymorphy3.MorphAnalyzer(lang=lang)
 
 
-@functools.lru_cache(maxsize=65536)
-def _parse(lang: str, word: str) -> tuple[Any, ...]:
-    """One dictionary's analyses of a lower-case word, kept: the gate, the lemmas and the
-    place finder ask about the same words of a message."""
-    return tuple(_analyser(lang).parse(word))
+def _parse(lang: str, word: str) -> list[Any]:
+    """One dictionary's analyses of a lower-case word. Not kept: a cache of analyses holds
+    so many objects that the garbage collector's full passes took a quarter second in
+    the middle of a message; the callers' caches keep only strings and flags."""
+    return list(_analyser(lang).parse(word))
 
 
 def _order(word: str) -> tuple[str, str]:
