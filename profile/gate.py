@@ -62,6 +62,10 @@ SELF = frozenset(
     """i i'm im i've ive i'd me my mine myself я мне меня мой моя моё мое мои мною мені мене мій
     моя моє мої""".split()
 )
+WE = frozenset("""we we're we've weve we'd мы ми""".split())
+"""The user among others as a subject: "we live in Busan", "мы в Варшаве". The user's
+own place or diet as often as not, but not as surely as "I"; the gate learns how sure.
+Subjects only: "our flight to Lisbon" says nothing of where we live."""
 NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
 QUOTES = '"“”«»„'
 _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -74,7 +78,8 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "trip",
-            r"trip|visit\w*|vacation|holiday|flying|fly|travel\w*|conference|поездк\w*|поїздк\w*"
+            r"trip|visit\w*|vacation|holiday|flying|fly|flights?|travel\w*|conference|hotel\w*"
+            r"|book(?:ed|ing)|rebook\w*|airbnb|рейс\w*|отел\w*|готел\w*|билет\w*|квит\w*|поездк\w*|поїздк\w*"
             r"|отпуск\w*|відпустк\w*|командировк\w*|відрядженн\w*|лечу|летим|їду|еду|поеду|поїду"
             r"|тур\w*|план\w*",
         ),
@@ -86,7 +91,17 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "once",
             r"this\s+time|just\s+this\s+once|for\s+this\s+one|for\s+now|today|tonight|разово"
-            r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз",
+            r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз"
+            r"|this\s+(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"
+            r"\s+(?:конкретн\w*\s+)?(?:ответ\w*|відповід\w*|текст\w*|раз)|конкретн\w*\s+(?:ответ|відповід)\w*",
+        ),
+        (
+            # Irony says the opposite of its words: "обожнюю укрзалізницю, ага", "yeah i'm
+            # SO vegan", "(ні)". A closed class of markers, not a reading of the words.
+            "irony",
+            r"ага|ну\s+да|ну\s+так|конечно|звісно|аякже|ясное\s+дело|yeah\s+right|sure\s+thing"
+            r"|as\s+if|lmao|lmfao|jk|/s|\(no\)|\(ні\)|\(нет\)|not!|супер,\s+просто\s+супер"
+            r"|so\s+much\s+fun|living\s+the\s+dream|🙃|🙄|😒|🤡",
         ),
         (
             "story",
@@ -111,7 +126,16 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "used_to",
-            r"used\s+to|back\s+in|years\s+ago|ago|когда-то|раньше|колись|раніше|в\s+детстве",
+            r"used\s+to|back\s+in|years\s+ago|ago|когда-то|раньше|колись|раніше|в\s+детстве"
+            r"|last\s+(?:year|summer|winter|spring|month)|as\s+a\s+kid|in\s+college|в\s+юности"
+            r"|в\s+прошлом\s+(?:году|месяце)|прошлым\s+(?:летом|годом)|минулого\s+(?:року|літа)"
+            r"|торік|у\s+дитинстві|в\s+дитинстві|в\s+молодості|тогда|тоді",
+        ),
+        (
+            # Wondering is not stating: "не знаю, стать ли мне вегетарианкой", "чи варто".
+            "doubt",
+            r"whether|not\s+sure|thinking\s+(?:of|about)|considering|should\s+i|ли|чи|не\s+знаю"
+            r"|не\s+уверен\w*|не\s+впевнен\w*|стоит\s+ли|чи\s+варто|сомнева\w*|сумнів\w*",
         ),
         ("future", r"will|gonna|going\s+to|планирую|планую|думаю|хочу\s+стать|next\s+year|someday"),
     )
@@ -248,7 +272,12 @@ def features(
     return out + [f"x:{cue}" for cue in around]
 
 
-_WHO = frozenset({"other_closer", "self:none", "self_clause", "other_clause", "v1_clause"})
+_WHO = frozenset(
+    {
+        "other_closer", "self:none", "self_clause", "other_clause", "v1_clause",
+        "p:self", "p:we", "p:other", "p:v1", "p:v3", "p:past_sg", "p:past_pl", "p:nobody",
+    }
+)  # fmt: skip
 """The cues of who the value belongs to, crossed with what the field holds."""
 
 
@@ -338,11 +367,48 @@ def _around(sentence: str, start: int, end: int, words: list[tuple[str, int, int
         out.append("v1_clause")
     if any(_is_past(w) for w in clause):
         out.append("past_clause")
+    out += _part_cues(sentence, start, end, words)
     if _CONDITIONAL.search(sentence):
         out.append("cond")
     size = len(words)
     out.append("len:" + ("s" if size <= 6 else "m" if size <= 15 else "l"))
     return out
+
+
+_PART = re.compile(
+    r"[,;:.!?()—–]|\s(?:and|but|while|whereas|though|а|и|й|і|та|но|але|зате|однак)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Where a clause's smaller part ends: "подруга живёт на Бали, а я в Бишкеке" holds two
+people's places, one on each side of "а"."""
+_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
+
+
+def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
+    """Who the value's own part of the clause is about: the user ("I", "we"), someone
+    else, and the person and tense of its verbs. Russian and Ukrainian drop the subject,
+    so "живёт в Торонто" (someone else), "живу" (the user), "переехали" (we, or they) and
+    "напиши" (a request) say it through the verb (`morph.verb_form`)."""
+    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
+    after = _PART.search(sentence, end)
+    low, high = (before[-1] if before else 0), (after.start() if after else len(sentence))
+    part = [w for w, s, _ in words if low <= s < high and not start <= s < end]
+    ukrainian = bool(_UKRAINIAN.search(sentence))
+    found = set()
+    for word in part:
+        lowered = word.lower().replace("’", "'")
+        if lowered in SELF:
+            found.add("p:self")
+        elif lowered in WE:
+            found.add("p:we")
+        elif _is_other(word):
+            found.add("p:other")
+        form = morph.verb_form(lowered, ukrainian=ukrainian)
+        if form:
+            found.add(f"p:{form}")
+    if not found & {"p:self", "p:we", "p:other"}:
+        found.add("p:nobody")
+    return sorted(found)
 
 
 def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
@@ -363,6 +429,9 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     flags |= {name for name, pattern in _CUE_CLASSES if pattern.search(sentence)}
     if sentence.rstrip().endswith("?"):
         flags.add("question")
+    ukrainian = bool(_UKRAINIAN.search(sentence))
+    if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
+        flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
     if "self" not in flags:
         flags.add("no_self")
     return flags

@@ -31,6 +31,13 @@ def _analyser(lang: str) -> Any:
     return pymorphy3.MorphAnalyzer(lang=lang)
 
 
+def _parse(lang: str, word: str) -> list[Any]:
+    """One dictionary's analyses of a lower-case word. Not kept: a cache of analyses holds
+    so many objects that the garbage collector's full passes took a quarter second in
+    the middle of a message; the callers' caches keep only strings and flags."""
+    return list(_analyser(lang).parse(word))
+
+
 def _order(word: str) -> tuple[str, str]:
     return ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
 
@@ -41,7 +48,7 @@ def parses(word: str) -> tuple[Any, ...]:
     word = word.lower().replace("ʼ", "'").replace("’", "'")
     found: list[Any] = []
     for lang in _order(word):
-        found += _analyser(lang).parse(word)
+        found += _parse(lang, word)
     return tuple(found)
 
 
@@ -57,16 +64,26 @@ def lemmas(text: str) -> list[str]:
     return list(dict.fromkeys(p.normal_form for p in parses(text)))
 
 
+def place_lemmas(word: str) -> list[str]:
+    """Dictionary forms a place name could have: `lemmas` of a one-word text less those
+    of readings that cannot be a place ("ньому" is a form of the pronoun "він", and
+    GeoNames lists "Він" for Vinh)."""
+    if len(word.split()) > 1:
+        return lemmas(word)
+    kept = [p for p in parses(word) if not _NOT_PLACES & {str(p.tag.POS)}]
+    return list(dict.fromkeys(str(p.normal_form) for p in kept))
+
+
 @functools.lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
     """The likeliest dictionary form. The likelier language's dictionary answers
     alone when it knows the word, which halves the cost of lemmatising a lexicon."""
     word = word.lower().replace("ʼ", "'").replace("’", "'")
     first, second = _order(word)
-    found = _analyser(first).parse(word)
+    found = _parse(first, word)
     if found and _known(found[0]):
         return str(found[0].normal_form)
-    other = _analyser(second).parse(word)
+    other = _parse(second, word)
     if other and _known(other[0]):
         return str(other[0].normal_form)
     return str(found[0].normal_form) if found else word
@@ -90,7 +107,7 @@ def first_name(word: str) -> str:
     lowered = word.lower().replace("ʼ", "'").replace("’", "'")
     names: list[Any] = []
     for lang in _order(lowered):  # the likelier language's dictionary first, alone
-        names = names or [p for p in _analyser(lang).parse(lowered) if "Name" in str(p.tag)]
+        names = names or [p for p in _parse(lang, lowered) if "Name" in str(p.tag)]
     if any("nomn" in str(p.tag) for p in names):
         return word[:1].upper() + word[1:].lower()
     for p in names:
@@ -131,10 +148,53 @@ def is_imperative(word: str) -> bool:
     return bool(found) and "impr" in str(found[0].tag)
 
 
+_FUNCTION = frozenset("NPRO PREP CONJ PRCL".split())
+
+
+@functools.lru_cache(maxsize=65536)
+def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
+    """What the likeliest reading says of a verb's subject, as one cue: "v1" (вяжу,
+    живемо), "v2" (живёшь), "v3" (живёт, живе), "past_sg" (переехала), "past_pl"
+    (переехали), "impr" (напиши), or None for a word that is no finite verb. Russian and
+    Ukrainian drop the subject ("переехала в Казань"), so the verb's own person and
+    number are the best evidence of whom a clause is about: "живёт в Торонто" is someone
+    else, "живу" the user, "напиши" a request. `ukrainian` says the sentence is: "живе"
+    is a Ukrainian verb, and a Russian dictionary reads it as a name."""
+    if not is_cyrillic(word) or " " in word.strip():
+        return None
+    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    order = ("uk", "ru") if ukrainian or _UKRAINIAN.search(lowered) else ("ru", "uk")
+    tag = None
+    for lang in order:
+        found = _parse(lang, lowered)
+        if not found or not _known(found[0]):
+            continue
+        if lang == "uk":
+            # The Ukrainian dictionary does not rank its readings by frequency: "живе"
+            # comes as a noun first. A verb reading counts unless the word is a
+            # function word ("вона" is also a surname).
+            if str(found[0].tag.POS) in _FUNCTION:
+                return None
+            tag = next((p.tag for p in found if _known(p) and p.tag.POS == "VERB"), None)
+        elif found[0].tag.POS == "VERB":
+            tag = found[0].tag
+        break
+    if tag is None:
+        return None
+    if "impr" in tag:
+        return "impr"
+    if "past" in tag:
+        return "past_pl" if "plur" in tag else "past_sg"
+    for person in ("1per", "2per", "3per"):
+        if person in tag:
+            return "v" + person[0]
+    return None
+
+
 def is_known(word: str) -> bool:
     """Whether either dictionary knows the word (not a guess from its ending)."""
     lowered = word.lower().replace("ʼ", "'").replace("’", "'")
-    return any(_known(p) for lang in _order(lowered) for p in _analyser(lang).parse(lowered)[:1])
+    return any(_known(p) for lang in _order(lowered) for p in _parse(lang, lowered)[:1])
 
 
 def part_of_speech(word: str) -> str | None:

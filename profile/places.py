@@ -195,7 +195,7 @@ def _entry(name: str) -> Entry | None:
         # Only a word the dictionaries do not know is tried in Russian spelling: "Він"
         # (he) and "Віра" (a name) must not become "Вин" and "Вера".
         respell = morph.may_be_place(key)
-        for lemma in morph.lemmas(key):
+        for lemma in morph.place_lemmas(key):
             for spelling in (lemma, *(_russian_spellings(fold(lemma)) if respell else ())):
                 found = _index().get(fold(spelling))
                 if found is not None:

@@ -145,15 +145,27 @@ def _common_word(word: str, *, places_too: bool = True) -> bool:
     return places_too and places.lookup(word) is not None
 
 
+_NAMED = re.compile(
+    # Russian and Ukrainian say "I" and a name anywhere in a sentence ("слушай я Петя",
+    # "вводные: я полина") and put the name inside "меня … зовут" ("меня Вовой звать").
+    # Only a word whose likeliest reading is a first name passes (`morph.likely_name`).
+    r"(?<![\w-])(?i:я|это\s+я|це\s+я)\s+(?P<v>[\w'ʼ-]+)"
+    r"|(?<![\w-])(?i:меня|мене)\s+(?P<v2>[\w'ʼ-]+)\s+(?i:зовут|звать|звати|звуть|кличуть|называют)"
+    r"(?![\w-])"
+)
+
+
 def name(sentence: str) -> list[Proposal]:
     """A name after a self-introduction: any word after a strong cue ("my name is",
     "меня зовут"), a capitalised non-word after a weak one ("Hi, I'm Marta"), and
     for Russian and Ukrainian a word the dictionary lists as a first name."""
     found = []
-    for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False)):
+    for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False)):
         for m in pattern.finditer(sentence):
             group = next(g for g in ("v", "v2", "v3", "v4") if g in m.re.groupindex and m.group(g))
             word, end = m.group(group), m.end(group)
+            if pattern is _NAMED and not (morph.is_cyrillic(word) and morph.likely_name(word)):
+                continue
             if pattern is _SOFT and (
                 not morph.is_first_name(word)
                 if morph.is_cyrillic(word)

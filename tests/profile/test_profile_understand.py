@@ -41,6 +41,57 @@ def test_common_words_are_not_places() -> None:
     assert places.mentions("живу в мире и согласии") == []
 
 
+def test_a_pronoun_is_no_place_through_its_lemma() -> None:
+    # "ньому" is a form of "він", which GeoNames lists for Vinh (Vietnam).
+    assert places.mentions("а я в ньому не дуже розбираюсь") == []
+    assert [m.place.name for m in places.mentions("живу у Львові")] == ["Lviv"]
+
+
+@pytest.mark.parametrize(
+    ("word", "ukrainian", "form"),
+    [
+        ("живу", False, "v1"),
+        ("живёт", False, "v3"),
+        ("живе", True, "v3"),  # a Ukrainian verb the Russian dictionary reads as a name
+        ("переехала", False, "past_sg"),
+        ("перевели", False, "past_pl"),
+        ("напиши", False, "impr"),
+        ("пишіть", True, "impr"),
+        ("вона", True, None),
+        ("Львов", False, None),
+        ("live", False, None),
+    ],
+)
+def test_a_verb_says_whom_a_clause_is_about(word: str, ukrainian: bool, form: str | None) -> None:
+    assert morph.verb_form(word, ukrainian=ukrainian) == form
+
+
+def test_the_gate_reads_the_verb_and_the_we_of_the_values_part() -> None:
+    sentence = "подруга живёт на Бали, а мы в Бишкеке"
+    start = sentence.index("Бишкеке")
+    op = candidates(sentence)[-1].op
+    found = gate.features(sentence, start, start + len("Бишкеке"), op, "place")
+    assert "x:p:we" in found and "x:p:v3" not in found and "x:p:other" not in found
+    start = sentence.index("Бали")
+    found = gate.features(sentence, start, start + len("Бали"), op, "place")
+    assert {"x:p:other", "x:p:v3"} <= set(found) and "x:p:we" not in found
+
+
+def test_the_gate_hears_doubt_irony_and_a_request_for_one_reply() -> None:
+    def flags(sentence: str) -> set[str]:
+        return {
+            f[2:]
+            for f in gate.features(sentence, 0, 1, candidates("I'm vegan")[0].op, "cue")
+            if f.startswith("c:")
+        }
+
+    assert "doubt" in flags("не знаю, стать ли мне вегетарианкой")
+    assert "irony" in flags("обожнюю укрзалізницю, ага 🙃")
+    assert "once" in flags("вот этот конкретный ответ сделай табличкой")
+    assert "impr" in flags("вот этот конкретный ответ сделай табличкой")
+    assert not flags("I'm vegan") & {"doubt", "irony", "once", "impr"}
+
+
 def test_names_come_from_the_dictionary_in_any_case() -> None:
     assert morph.is_first_name("Оксаною")
     assert morph.first_name("Оксаною") == "Оксана"
@@ -58,6 +109,22 @@ def test_names_come_from_the_dictionary_in_any_case() -> None:
 )
 def test_self_introductions_set_the_name(text: str, name: str) -> None:
     assert ("set", "name", name) in values(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("слушай я Петя, мне 15", "Петя"),
+        ("так, вводные: я полина, 34, живу в праге", "Полина"),
+        ("меня Вовой звать, я из Иркутска", "Вова"),
+        ("коротше я Денис, мені 34", "Денис"),
+        ("я рада, что ты есть", None),
+        ("я в Москве", None),
+    ],
+)
+def test_a_first_name_after_i_is_proposed_anywhere(text: str, name: str | None) -> None:
+    found = [c.op.value for c in candidates(text) if c.op.field == "name"]
+    assert found == ([name] if name else [])
 
 
 def test_a_diet_word_is_not_a_name() -> None:
