@@ -381,7 +381,6 @@ _PART = re.compile(
 )
 """Where a clause's smaller part ends: "подруга живёт на Бали, а я в Бишкеке" holds two
 people's places, one on each side of "а"."""
-_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
 
 
 def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
@@ -393,7 +392,7 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
     after = _PART.search(sentence, end)
     low, high = (before[-1] if before else 0), (after.start() if after else len(sentence))
     part = [w for w, s, _ in words if low <= s < high and not start <= s < end]
-    ukrainian = bool(_UKRAINIAN.search(sentence))
+    ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()
     for word in part:
         lowered = word.lower().replace("’", "'")
@@ -429,7 +428,7 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     flags |= {name for name, pattern in _CUE_CLASSES if pattern.search(sentence)}
     if sentence.rstrip().endswith("?"):
         flags.add("question")
-    ukrainian = bool(_UKRAINIAN.search(sentence))
+    ukrainian = morph.has_ukrainian_letters(sentence)
     if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
         flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
     if "self" not in flags:

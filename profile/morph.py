@@ -24,6 +24,12 @@ def is_cyrillic(text: str) -> bool:
     return bool(_CYRILLIC.search(text))
 
 
+def has_ukrainian_letters(text: str) -> bool:
+    """Whether `text` holds a letter only Ukrainian uses (і ї є ґ): then its words are
+    read with the Ukrainian dictionary first."""
+    return bool(_UKRAINIAN.search(text))
+
+
 @functools.cache
 def _analyser(lang: str) -> Any:
     import pymorphy3
