@@ -37,6 +37,8 @@ from aniso.core.errors import StoreError
 if TYPE_CHECKING:
     import numpy as np
 
+    from aniso.tiers.index.vectors import Scalar
+
 _log = logging.getLogger(__name__)
 # The child leaves the folder only after closing its client; the next command must not
 # find the folder still claimed, so closing waits for it, but never forever.
@@ -46,12 +48,10 @@ _EXIT_WAIT_S = 30.0
 # A little below the parent, not at the bottom, so a busy machine does not starve it
 # (`aniso bench start`, DESIGN-NOTES "Start-up and first token").
 _NICENESS = 5
-_PRIVATE_UMASK = 0o077  # the data dir's rule (`core.db.PRIVATE_UMASK`), set before Chroma writes
 _START = (
     "import sys; from aniso.tiers.index.vector_host import serve; "
     "serve(int(sys.argv[1]), sys.argv[2], sys.argv[3])"
 )
-Scalar = str | int | float | bool
 
 
 class HostedIndex:
@@ -65,7 +65,6 @@ class HostedIndex:
 
     def __init__(self, path: Path, collection: str = "memory") -> None:
         self.rebuilt = False
-        self.folder: Path | None = path
         self._lock = threading.Lock()
         self._opened = False
         self._closed = False
@@ -190,6 +189,7 @@ def start(path: Path, collection: str = "memory") -> HostedIndex:
 def serve(fd: int, path: str, collection: str) -> None:
     """The child: open the index, answer requests until told to close or the parent is
     gone, then close the index (releasing the folder) and return."""
+    from aniso.core.db import PRIVATE_UMASK
     from aniso.core.runtime import limit_malloc_arenas, wipe_freed_memory
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -197,7 +197,7 @@ def serve(fd: int, path: str, collection: str) -> None:
         os.nice(_NICENESS)
     limit_malloc_arenas()
     wipe_freed_memory()  # vectors are derived from the user's words: as in the parent
-    os.umask(_PRIVATE_UMASK)
+    os.umask(PRIVATE_UMASK)  # the data dir's rule, before Chroma writes a file
     conn = Connection(fd)
     from aniso.tiers.index.vectors import ChromaIndex
 
@@ -237,8 +237,8 @@ def _answer(conn: Connection, index: Any) -> None:
 
 
 def _message(exc: BaseException) -> str:
+    from aniso.tiers.index.vectors import _one_line
+
     if isinstance(exc, StoreError):
         return str(exc)
-    lines = str(exc).strip().splitlines()
-    detail = f"{type(exc).__name__}: {lines[0]}"[:200] if lines else type(exc).__name__
-    return f"the vector index failed ({detail})"
+    return f"the vector index failed ({_one_line(exc)})"
