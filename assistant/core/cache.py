@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import pickle
+import sqlite3
 from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
@@ -94,3 +95,77 @@ def _save(path: Path, name: str, key: str, data: object) -> None:
                 other.unlink(missing_ok=True)
     except OSError as error:  # a full disk, a read-only home: the saving is lost, not the data
         log.warning("cache %s not written: %s", path.name, error)
+
+
+def open_table(
+    name: str, key: str, fill: Callable[[sqlite3.Connection], None], *, folder: Path | None = None
+) -> sqlite3.Connection:
+    """A read-only SQLite copy of derived data saved under `name` and `key`, else built by
+    `fill(connection)` and saved for the next process.
+
+    Why SQLite and not a pickle: a pickle is read whole, and a big index (the place
+    names) cost a fifth of a second of interpreter time in every process before its first
+    reply, beside the reply's own imports. A table is opened, not read: each lookup reads
+    the few pages it needs. The file is opened immutable (nothing writes it after the
+    rename), one connection shared by every thread, which SQLite serialises.
+
+    A file that does not open, or whose `meta` row does not repeat the key, is removed
+    with one log line and rebuilt; a cache dir that cannot be written gets the table in
+    memory (built each process, as before there was a cache)."""
+    folder = folder or cache_dir()
+    path = folder / f"{name}-{key}.sqlite"
+    if path.exists():
+        try:
+            return _open_saved(path, key)
+        except (sqlite3.Error, ValueError) as error:
+            log.warning("cache %s unusable (%s); rebuilt", path.name, type(error).__name__)
+            with contextlib.suppress(OSError):
+                path.unlink()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.unlink(missing_ok=True)
+        _build_table(sqlite3.connect(partial), key, fill, close=True)
+        partial.replace(path)
+        for other in path.parent.glob(f"{name}-*"):
+            # An older key's table, or the pickle this data was kept in before.
+            if other != path and other.suffix in (".sqlite", ".pickle"):
+                other.unlink(missing_ok=True)
+        return _open_saved(path, key)
+    except (OSError, sqlite3.Error) as error:  # a full disk, a read-only home
+        log.warning("cache %s not written: %s", path.name, error)
+    return _build_table(sqlite3.connect(":memory:", check_same_thread=False), key, fill)
+
+
+def _build_table(
+    connection: sqlite3.Connection,
+    key: str,
+    fill: Callable[[sqlite3.Connection], None],
+    *,
+    close: bool = False,
+) -> sqlite3.Connection:
+    try:
+        connection.execute("PRAGMA journal_mode = OFF")  # a partial file, renamed when whole
+        connection.execute("PRAGMA synchronous = OFF")
+        with connection:
+            connection.execute("CREATE TABLE meta (key TEXT)")
+            connection.execute("INSERT INTO meta VALUES (?)", (key,))
+            fill(connection)
+    finally:
+        if close:
+            connection.close()
+    return connection
+
+
+def _open_saved(path: Path, key: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False
+    )
+    try:
+        saved = connection.execute("SELECT key FROM meta").fetchone()
+        if saved is None or saved[0] != key:
+            raise ValueError("not a cache file for this key")
+    except (sqlite3.Error, ValueError):
+        connection.close()
+        raise
+    return connection

@@ -4,6 +4,8 @@ file costs one log line, and a changed input is a new key."""
 from __future__ import annotations
 
 import logging
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,11 +32,12 @@ def test_the_saved_indexes_are_the_built_ones(folder: Path) -> None:
     assert sorted(path.name.split("-")[0] for path in folder.iterdir()) == ["lexicon", "places"]
     _fresh_indexes()
     assert lexicon._index() == built_terms == lexicon.build_index()  # noqa: SLF001
-    read = places._index()  # noqa: SLF001
-    assert read == built_places
+    read = places._index()  # noqa: SLF001 - the saved table, opened again
+    assert read is not built_places
     gazetteer = places.build_index()
-    assert set(read.codes) == set(gazetteer)
+    assert set(read.names()) == set(gazetteer)
     assert all(read.get(name) == entry for name, entry in gazetteer.items())
+    assert read.common == places._common(gazetteer)  # noqa: SLF001
     assert places.lookup("Львові") == places.Place("Lviv", "Europe/Kyiv", 717273)
     assert [m.term.canonical for m in lexicon.mentions("люблю стейки и йогу")] == [
         "steak",
@@ -112,3 +115,59 @@ def test_an_unwritable_cache_dir_costs_only_the_saving(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
     assert cache.load_or_build("probe", "k1", lambda: 7, folder=blocked / "aniso") == 7
+
+
+def _fill(rows: list[int]) -> Callable[[sqlite3.Connection], None]:
+    def fill(db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE probe (n INT)")
+        db.executemany("INSERT INTO probe VALUES (?)", [(n,) for n in rows])
+
+    return fill
+
+
+def _rows(db: sqlite3.Connection) -> list[int]:
+    return [n for (n,) in db.execute("SELECT n FROM probe ORDER BY n")]
+
+
+def test_a_saved_table_is_opened_instead_of_built(folder: Path) -> None:
+    calls: list[int] = []
+
+    def fill(db: sqlite3.Connection) -> None:
+        calls.append(1)
+        _fill([1, 2])(db)
+
+    assert _rows(cache.open_table("probe", "k1", fill)) == [1, 2]
+    reopened = cache.open_table("probe", "k1", fill)
+    assert _rows(reopened) == [1, 2]
+    assert calls == [1]
+    with pytest.raises(sqlite3.OperationalError):  # read-only: nothing writes it after
+        reopened.execute("INSERT INTO probe VALUES (3)")
+
+
+def test_a_broken_table_is_rebuilt_with_one_log_line(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache.open_table("probe", "k1", _fill([1])).close()
+    (saved,) = folder.iterdir()
+    saved.write_bytes(b"not a database" * 100)
+    with caplog.at_level(logging.WARNING, logger="aniso.core.cache"):
+        assert _rows(cache.open_table("probe", "k1", _fill([4]))) == [4]
+    assert [r.getMessage() for r in caplog.records if "unusable" in r.getMessage()] != []
+    assert len(caplog.records) == 1
+    assert _rows(cache.open_table("probe", "k1", _fill([5]))) == [4]  # the rebuilt copy
+
+
+def test_a_table_under_another_key_is_replaced(folder: Path) -> None:
+    cache.open_table("probe", "k1", _fill([1])).close()
+    assert _rows(cache.open_table("probe", "k2", _fill([2]))) == [2]
+    assert [path.name for path in folder.iterdir()] == ["probe-k2.sqlite"]
+    (saved,) = folder.iterdir()
+    saved.rename(folder / "probe-k3.sqlite")  # a file whose inside names another key
+    assert _rows(cache.open_table("probe", "k3", _fill([3]))) == [3]
+
+
+def test_an_unwritable_cache_dir_gets_the_table_in_memory(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    table = cache.open_table("probe", "k1", _fill([7]), folder=blocked / "aniso")
+    assert _rows(table) == [7]
