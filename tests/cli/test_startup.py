@@ -100,6 +100,31 @@ def test_the_lean_import_can_be_seen_failing() -> None:
     assert _printed(code) == "True"
 
 
+OTLP = "opentelemetry.exporter.otlp.proto.grpc.trace_exporter"
+
+
+def test_chromadb_loads_without_the_grpc_span_exporter_until_one_is_made() -> None:
+    """chromadb's telemetry imports the gRPC span exporter only to build it for a
+    configured collector: it loads without it, and building one still gets the real
+    exporter."""
+    code = (
+        "import sys, aniso, chromadb\n"
+        "from chromadb.telemetry import opentelemetry as telemetry\n"
+        f"assert {OTLP!r} not in sys.modules and 'grpc' not in sys.modules\n"
+        "exporter = telemetry.OTLPSpanExporter(endpoint='http://127.0.0.1:9')\n"
+        f"from {OTLP} import OTLPSpanExporter\n"
+        "print(type(exporter) is OTLPSpanExporter)\n"
+        "exporter.shutdown()\n"
+    )
+    assert _printed(code) == "True"
+
+
+def test_the_deferred_import_can_be_seen_failing() -> None:
+    """The check above can fail: the exporter imported before aniso stays loaded."""
+    code = f"import sys, {OTLP}, aniso, chromadb\nprint('grpc' in sys.modules)\n"
+    assert _printed(code) == "True"
+
+
 @pytest.mark.embedded_model
 def test_ask_on_the_embedded_model_does_not_import_litellm(data_dir: Path) -> None:
     status, loaded = _modules_after(["ask", "hello"], ("litellm", "llama_cpp", "pandas"))
