@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from functools import cache
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,10 @@ def _litellm_tokenizer_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
 
 
-@cache
+_BUILT: dict[str, Any] = {}
+_BUILDING = threading.Lock()
+
+
 def _encoding():  # type: ignore[no-untyped-def]
     """The cl100k encoding, built from its arguments as read from the cache dir.
 
@@ -31,7 +34,22 @@ def _encoding():  # type: ignore[no-untyped-def]
     of CPU that every `ask` paid before it could store its message; the same mapping
     unpickled takes a tenth of that. The arguments are a pure function of tiktoken's
     and litellm's installed versions (litellm ships the file), which key the copy
-    (`core/cache.py`)."""
+    (`core/cache.py`).
+
+    Built once per process, under a lock: the warm-up thread builds it beside the turn,
+    and a turn that reached its first count meanwhile built a second copy, another
+    0.1 s of the interpreter's time (tiktoken builds its tables in Rust without
+    releasing it). Now it waits for the first."""
+    found = _BUILT.get(ENCODING)
+    if found is None:
+        with _BUILDING:
+            found = _BUILT.get(ENCODING)
+            if found is None:
+                found = _BUILT[ENCODING] = _build()
+    return found
+
+
+def _build():  # type: ignore[no-untyped-def]
     import tiktoken
 
     from aniso.core.cache import key_of, load_or_build

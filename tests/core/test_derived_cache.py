@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,10 +58,10 @@ TEXTS = (
 
 def test_the_saved_token_encoding_counts_as_tiktoken_does(folder: Path) -> None:
     """The encoding built from the saved arguments is tiktoken's own, token for token."""
-    tokens._encoding.cache_clear()  # noqa: SLF001 - as a new process would start
+    tokens._BUILT.clear()  # noqa: SLF001 - as a new process would start
     built = tokens._encoding()  # noqa: SLF001 - built, then saved
     assert [path.name.split("-")[0] for path in folder.iterdir()] == ["tiktoken"]
-    tokens._encoding.cache_clear()  # noqa: SLF001
+    tokens._BUILT.clear()  # noqa: SLF001
     read = tokens._encoding()  # noqa: SLF001 - read back
     assert read is not built
     import tiktoken
@@ -171,3 +173,29 @@ def test_an_unwritable_cache_dir_gets_the_table_in_memory(tmp_path: Path) -> Non
     blocked.write_text("not a folder")
     table = cache.open_table("probe", "k1", _fill([7]), folder=blocked / "aniso")
     assert _rows(table) == [7]
+
+
+def test_threads_that_count_at_once_build_one_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm-up thread and the turn both reach the encoding on start-up: the second
+    waits for the first build instead of starting its own."""
+    builds: list[str] = []
+    real = tokens._build  # noqa: SLF001
+
+    def slow_build():  # type: ignore[no-untyped-def]
+        builds.append(threading.current_thread().name)
+        time.sleep(0.3)  # long enough for every thread to arrive meanwhile
+        return real()
+
+    monkeypatch.setattr(tokens, "_build", slow_build)
+    monkeypatch.setattr(tokens, "_BUILT", {})
+    counts: list[int] = []
+    threads = [
+        threading.Thread(target=lambda: counts.append(tokens.count_tokens("hello world")))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counts == [2, 2, 2, 2]
+    assert len(builds) == 1
