@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import zip_longest
 from typing import Any, Literal
 
 import numpy as np
@@ -42,6 +43,10 @@ CANDIDATES = 100
 # Reciprocal rank fusion threw away how much better the best match is than the
 # tenth; normalised scores keep it, and lexical-only or dense-only hits still count.
 LEXICAL_WEIGHT = 0.45  # the dense side gets the rest
+# The lexical weight for a query in a script the embedder was not trained on (the
+# bundled MiniLM read English only: its Russian neighbours are weak, its FTS stems are
+# not). Chosen on synthetic_ru, the one such conversation (see DESIGN-NOTES).
+LEXICAL_WEIGHT_UNREAD = 0.7
 # A reply is often found through the message it answers ("what are you researching?"
 # → "adoption agencies"): a matching episode lifts its neighbours in the same thread.
 NEIGHBOUR_LIFT = 0.5  # 26: 0.3 → 0.706, 0.4 → 0.739, 0.5 → 0.743, 0.6 → 0.738 (R@10)
@@ -67,6 +72,8 @@ DIVERSITY = 0.15
 DIVERSITY_POOL = 30
 # The best hits that bring the turns just before and after them (`_with_neighbours`).
 NEIGHBOURS_FROM = 1
+NEIGHBOURS_BEFORE = 1
+NEIGHBOURS_AFTER = 2
 NEIGHBOURS_ACROSS_BLOCKS = False
 
 # Archived turns a warm or cold block quotes in its gist, best first: the turns that
@@ -269,7 +276,12 @@ class TieredMemory:
         query_vector = self.dense.embed([query])[0]
         dense_hits = _turn_candidates(self.dense, query_vector)
         fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
-        scores = fuse_lists([lexical_hits, lexical_blocks], dense_hits, k=CANDIDATES)
+        scores = fuse_lists(
+            [lexical_hits, lexical_blocks],
+            dense_hits,
+            k=CANDIDATES,
+            lexical_weight=LEXICAL_WEIGHT if self.dense.reads(query) else LEXICAL_WEIGHT_UNREAD,
+        )
         scores = _evident_archive(scores, lexical_hits, dense_hits)
         scores = self._second_pass(query, scores, {key for key, _ in lexical_hits})
         excluded = set(exclude_episodes)
@@ -570,31 +582,42 @@ class TieredMemory:
         return out
 
     def _beside(self, hit: _Hit) -> list[dict]:
-        """The live turns just before and after a hit's, in the same session and
-        thread (within the block gap), in any active block: a topic shift that opened
-        a new block does not end the exchange ("took Rex to the vet" → "then we
-        bought a lead")."""
+        """The live turns just before and after a hit's (NEIGHBOURS_BEFORE and
+        NEIGHBOURS_AFTER of them, nearest first), in the same session and thread
+        (within the block gap), in time order: the turns a restored block brought
+        back from the archive have new ids, so ids do not follow the conversation
+        there. With NEIGHBOURS_ACROSS_BLOCKS any active block counts: a topic shift
+        that opened a new block need not end the exchange ("took Rex to the vet" →
+        "then we bought a lead")."""
         row = self.db.execute(
-            "SELECT session FROM episodes WHERE id = ?", [hit.episode_id]
+            "SELECT session, at FROM episodes WHERE id = ?", [hit.episode_id]
         ).fetchone()
         if row is None:
             return []
-        found: list[dict] = []
-        for order, sign in (("DESC", "<"), ("ASC", ">")):
-            found.extend(
-                self.db.query(
-                    "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, b.tier "
-                    "FROM episodes e JOIN blocks b ON b.id = e.block_id "
-                    f"WHERE e.session = ? AND e.id {sign} ? AND b.status = 'active' "
-                    f"ORDER BY e.id {order} LIMIT 1",
-                    [row[0], hit.episode_id],
+        session, at = row
+        scope = "e.session = ?" if NEIGHBOURS_ACROSS_BLOCKS else "e.block_id = ? AND e.session = ?"
+        scoped = [session] if NEIGHBOURS_ACROSS_BLOCKS else [hit.block_id, session]
+        sides: list[list[dict]] = []
+        for order, sign, span in (("DESC", "<", NEIGHBOURS_BEFORE), ("ASC", ">", NEIGHBOURS_AFTER)):
+            sides.append(
+                list(
+                    self.db.query(
+                        "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, b.tier "
+                        "FROM episodes e JOIN blocks b ON b.id = e.block_id "
+                        f"WHERE {scope} AND (e.at {sign} ? OR (e.at = ? AND e.id {sign} ?)) "
+                        f"AND b.status = 'active' ORDER BY e.at {order}, e.id {order} LIMIT ?",
+                        [*scoped, at, at, hit.episode_id, span],
+                    )
                 )
             )
+        before, after = sides
+        nearest_first = [
+            other for pair in zip_longest(before, after) for other in pair if other is not None
+        ]
         return [
             other
-            for other in found
+            for other in nearest_first
             if abs(datetime.fromisoformat(other["at"]) - hit.at) <= blocks.GAP
-            and (NEIGHBOURS_ACROSS_BLOCKS or other["block_id"] == hit.block_id)
         ]
 
     def _critical(self, hits: list[_Hit], window: list[dict], *, exclude: set[int]) -> list[_Hit]:
@@ -672,6 +695,7 @@ def fuse(
     dense_hits: Sequence[tuple[str, float]],
     *,
     k: int,
+    lexical_weight: float | None = None,
 ) -> dict[str, float]:
     """Relevance in [0, 1] per key: weighted lexical plus dense, each normalised.
 
@@ -679,7 +703,9 @@ def fuse(
     have different statistics). A cosine maps linearly from DENSE_FLOOR (0) to the
     best hit (1). A key the dense search did not return gets the k-th similarity,
     an upper bound of its own, or nothing when the whole index was returned.
+    `lexical_weight` is LEXICAL_WEIGHT unless given (read at call time).
     """
+    lexical_share = LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
     lexical_part: dict[str, float] = {}
     for hits in lexical_lists:
         best = max((score for _, score in hits), default=0.0)
@@ -696,7 +722,7 @@ def fuse(
     for key in dict.fromkeys([*lexical_part, *similarity]):
         cosine = similarity.get(key, missing)
         dense_part = max(0.0, (cosine - DENSE_FLOOR) / span) if span > 0 else 0.0
-        score = LEXICAL_WEIGHT * lexical_part.get(key, 0.0) + (1 - LEXICAL_WEIGHT) * dense_part
+        score = lexical_share * lexical_part.get(key, 0.0) + (1 - lexical_share) * dense_part
         if score > 0:
             fused[key] = score
     return fused
@@ -707,6 +733,7 @@ def fuse_rrf(
     dense_hits: Sequence[tuple[str, float]],
     *,
     k: int,
+    lexical_weight: float | None = None,
 ) -> dict[str, float]:
     """Reciprocal rank fusion (k = 60) of the same lists, rescaled to [0, 1].
 
@@ -714,9 +741,10 @@ def fuse_rrf(
     two can be compared on any corpus with `aniso bench locomo`. The sum is divided by
     what a key ranked first in every list would get, so the relevance floor, the
     neighbour lift and `unpack_score` keep their meaning. `k` (the candidate count)
-    is unused: ranks carry no similarity to impute for a key a list did not return.
+    is unused: ranks carry no similarity to impute for a key a list did not return,
+    and so is `lexical_weight`: every list counts alike.
     """
-    del k
+    del k, lexical_weight
     ranked_lists = [*lexical_lists, dense_hits]
     best_possible = sum(1.0 / (RRF_K + 1) for hits in ranked_lists if hits)
     fused: dict[str, float] = {}

@@ -107,3 +107,68 @@ def test_without_neighbours_the_turn_before_is_not_recalled(
         assert texts[0] == VET[1] and texts[1] == CLINIC, texts
     finally:
         services.close()
+
+
+PROPOSAL = [
+    "Big news about Marcus and me: Marcus proposed to me on our trip!!!",
+    "Wait, Marcus asked you to marry him? On the trip? Tell me everything about it!",
+    "Everything was perfect on the trip: eight days ago at Pena Palace he knelt on a "
+    "terrace over the valley and I said yes.",
+]
+ELSEWHERE = [
+    "Marcus will propose a toast at his brother's wedding",
+    "At work Marcus had to propose a new menu for the autumn",
+]
+
+
+def proposal_memory(tmp_path: Path) -> tuple[Services, datetime]:
+    services = build(load_settings({"data_dir": str(tmp_path / "data")}))
+    start = datetime(2024, 9, 30, 20, 0, tzinfo=UTC)
+    for index, text in enumerate(ELSEWHERE):
+        services.memory.store(text, at=start - timedelta(days=index + 2), session="earlier")
+    for index, text in enumerate(PROPOSAL):
+        services.memory.store(text, at=start + timedelta(minutes=index), session="s")
+    return services, start + timedelta(days=1)
+
+
+@pytest.mark.parametrize("after", [2, 1])
+def test_the_answer_two_turns_after_the_hit_comes_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: int
+) -> None:
+    """News, a friend's "tell me everything", then the answer: the turn that holds it
+    shares no word with the question and rides on the hit two turns before it. With
+    one turn after the hit (the case that shows the test can fail) other mentions of
+    proposing outrank it."""
+    monkeypatch.setattr(memory_module, "NEIGHBOURS_AFTER", after)
+    services, now = proposal_memory(tmp_path)
+    try:
+        texts = [i.text for i in services.memory.recall("When did Marcus propose?", now=now).items]
+        assert texts[:2] == PROPOSAL[:2], texts
+        assert (texts[2] == PROPOSAL[2]) is (after == 2), texts
+    finally:
+        services.close()
+
+
+def test_the_turns_beside_a_hit_follow_time_not_ids(tmp_path: Path) -> None:
+    """A restored block brings its archived turns back with new ids: the turns beside a
+    hit are the ones next to it in time, not in id."""
+    services = build(load_settings({"data_dir": str(tmp_path / "data")}))
+    try:
+        memory, start = services.memory, datetime(2024, 3, 1, 18, 0, tzinfo=UTC)
+        stored = [
+            memory.store(text, at=start + timedelta(minutes=minutes), session="s")
+            for text, minutes in [(VET[0], 0), (VET[2], 2), (VET[1], 1)]
+        ]
+        assert len({s.block_id for s in stored}) == 1
+        rows = memory.db.execute(
+            "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, 'hot' AS tier "
+            "FROM episodes e WHERE e.id = ?",
+            [stored[0].episode_id],
+        )
+        first = memory_module._episode_hit(
+            dict(zip([c[0] for c in rows.description], rows.fetchone(), strict=True)), score=1.0
+        )
+        after = [row["user_text"] for row in memory._beside(first)]
+        assert after == [VET[1], VET[2]], "in time the third stored turn is the second said"
+    finally:
+        services.close()

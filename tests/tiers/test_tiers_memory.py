@@ -154,6 +154,62 @@ def test_fusion_keeps_score_margins_and_bounds_missing_similarities() -> None:
     assert fuse([[]], [("e:4", 0.1)], k=10) == {}
 
 
+def test_fusion_takes_the_lexical_share_it_is_given() -> None:
+    from aniso.tiers.memory import fuse
+
+    lexical_hits = [("e:1", 4.0), ("e:2", 2.0)]
+    dense_hits = [("e:2", 0.8), ("e:3", 0.5)]
+    assert fuse([lexical_hits], dense_hits, k=10, lexical_weight=0.7) == pytest.approx(
+        {"e:1": 0.7, "e:2": 0.7 * 0.5 + 0.3, "e:3": 0.3 * 0.5}
+    )
+
+
+class _EnglishOnly:
+    dimension = 3
+    english_only = True
+
+
+class _Multilingual:
+    dimension = 3
+
+
+def test_an_english_only_embedder_does_not_read_cyrillic(data_dir: Path) -> None:
+    from aniso.tiers.index.dense import DenseMemory
+    from aniso.tiers.index.embeddings import LocalMiniLM
+
+    assert LocalMiniLM.english_only
+    db = open_db(data_dir)
+    english = DenseMemory(db, _EnglishOnly(), lambda: None)  # type: ignore[arg-type]
+    assert english.reads("When did Marcus propose?")
+    assert english.reads("Did Anna like Москва?"), "a name in Cyrillic leaves it English"
+    assert not english.reads("Когда Марина пекла блины?")
+    assert not english.reads("Коли в мене день народження?")
+    other = DenseMemory(db, _Multilingual(), lambda: None)  # type: ignore[arg-type]
+    assert other.reads("Когда Марина пекла блины?")
+
+
+def test_a_russian_question_leans_on_stems(
+    data_dir: Path, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall fuses a Cyrillic query with LEXICAL_WEIGHT_UNREAD, an English one with
+    LEXICAL_WEIGHT: the weight recall passes is what fusion uses."""
+    from aniso.tiers import memory as memory_module
+
+    seen: list[float | None] = []
+    real = memory_module.fuse
+
+    def spy(*args: object, lexical_weight: float | None = None, **kwargs: object) -> object:
+        seen.append(lexical_weight)
+        return real(*args, lexical_weight=lexical_weight, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory_module, "fuse", spy)
+    memory = make_memory(load_settings(), open_db(data_dir))
+    memory.store("Марина пекла блины на Масленицу", at=clock(), session="s")
+    memory.recall("Когда Марина пекла блины?", now=clock())
+    memory.recall("When did Marina bake pancakes?", now=clock())
+    assert seen == [memory_module.LEXICAL_WEIGHT_UNREAD, memory_module.LEXICAL_WEIGHT]
+
+
 def test_rrf_fusion_uses_ranks_only_and_is_selectable(
     data_dir: Path, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -29,6 +29,7 @@ from aniso.core.db import select_in, transaction
 from aniso.core.errors import StoreError
 from aniso.core.ports import Embedder
 from aniso.tiers.index.vectors import VectorIndex
+from aniso.tiers.text import CYRILLIC
 
 log = logging.getLogger(__name__)
 OUTBOX_BATCH = 256
@@ -123,6 +124,16 @@ class DenseMemory:
         """The warnings noted since the last call, each shown once."""
         notices, self._notices = self._notices, []
         return notices
+
+    def reads(self, text: str) -> bool:
+        """Whether the embedder was trained on text like this: an embedder that says it
+        reads English only (`english_only`) does not read a mostly Cyrillic text, and
+        its neighbours for one are weak evidence (recall then leans on its stems)."""
+        if not getattr(self.embedder, "english_only", False):
+            return True
+        letters = [ch for ch in text if ch.isalpha()]
+        foreign = sum(1 for ch in letters if CYRILLIC.match(ch))
+        return foreign * 2 <= len(letters)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of `texts`; the last few single texts are remembered, because a

@@ -235,6 +235,9 @@ class LocalMiniLM:
     """
 
     dimension: int = 384
+    english_only: bool = True
+    """Trained on English pairs: a Russian or Ukrainian text's neighbours are weak
+    (`DenseMemory.reads`)."""
 
     def __init__(
         self, model_dir: Path | None = None, *, batch_size: int = 128, batch_tokens: int = 4096
