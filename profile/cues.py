@@ -279,6 +279,21 @@ def health(sentence: str) -> list[Proposal]:
     return found
 
 
+def schedule(sentence: str) -> list[Proposal]:
+    """When to reach the user and their days off ("remind me at 21:00", "days off are
+    monday and tuesday", "пиши мені зранку"), beside the rule tables' "free after 19:00":
+    said as often of one appointment as of a standing schedule, so the gate, which reads
+    the whole message, decides."""
+    from aniso.profile.schedule import schedule_in
+
+    found = []
+    for value, clause in schedule_in(sentence, reach=True):
+        start = max(sentence.find(clause), 0)
+        op = make_op("set", "schedule", value, clause)
+        found.append(Proposal(op, start, start + len(clause), "cue"))
+    return found
+
+
 LEVEL_NEGATED = _cue(
     NEGATED.pattern[len("(?<![\\w-])(?:") : -len(")(?![\\w-])")]
     + r"|drop(?:\s+the)?|ditch(?:\s+the)?|lose\s+the|less|менее|менш\w*|поменьше|без"
@@ -387,4 +402,5 @@ FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     spice,
     format_,
     tone,
+    schedule,
 )

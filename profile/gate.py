@@ -276,6 +276,7 @@ _WHO = frozenset(
     {
         "other_closer", "self:none", "self_clause", "other_clause", "v1_clause",
         "p:self", "p:we", "p:other", "p:v1", "p:v3", "p:past_sg", "p:past_pl", "p:nobody",
+        "p:other_subj",
     }
 )  # fmt: skip
 """The cues of who the value belongs to, crossed with what the field holds."""
@@ -303,10 +304,12 @@ def _same(a: str, b: str) -> bool:
     """One value holds the other as whole words ("jazz" and "live jazz")."""
     if not a or not b:
         return a == b
-    return bool(
-        re.search(rf"(?<!\w){re.escape(a)}(?!\w)", b)
-        or re.search(rf"(?<!\w){re.escape(b)}(?!\w)", a)
-    )
+    return holds(a, b) or holds(b, a)
+
+
+def holds(whole: str, part: str) -> bool:
+    """`whole` holds `part` as whole words: "green tea" holds "tea", "steak" not "tea"."""
+    return bool(part) and bool(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", whole))
 
 
 _CONDITIONAL = re.compile(
@@ -394,6 +397,16 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
     part = [w for w, s, _ in words if low <= s < high and not start <= s < end]
     ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()
+    if _other_subject(part, ukrainian=ukrainian):
+        found.add("p:other_subj")
+    elif before and not part_has_person(part) and _joined(sentence, before[-1]):
+        # "my dad retired and moved down to Phoenix": the part after "and" shares the
+        # subject of the part before it.
+        earlier = [m.end() for m in _PART.finditer(sentence, 0, before[-1] - 1)]
+        low = earlier[-1] if earlier else 0
+        previous = [w for w, s, _ in words if low <= s < before[-1]]
+        if _other_subject(previous, ukrainian=ukrainian):
+            found.add("p:other_subj")
     for word in part:
         lowered = word.lower().replace("’", "'")
         if lowered in SELF:
@@ -408,6 +421,52 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
     if not found & {"p:self", "p:we", "p:other"}:
         found.add("p:nobody")
     return sorted(found)
+
+
+_PREPOSITIONS = frozenset(
+    """with to for from at of by near like than about into onto without visiting""".split()
+)
+_DETERMINERS = frozenset("my our his her their the a an your".split())
+_JOINS = frozenset("and та і й и".split())
+_SELF_SUBJECT = frozenset("i i'm im i've ive i'd я".split())
+"""The user as a subject; "my" in "my sister moved" is not."""
+
+
+def part_has_person(part: list[str]) -> bool:
+    return any(
+        w.lower().replace("’", "'") in SELF or w.lower().replace("’", "'") in WE or _is_other(w)
+        for w in part
+    )
+
+
+def _joined(sentence: str, boundary: int) -> bool:
+    """Whether the part boundary ending at `boundary` is a conjunction ("and", "і")."""
+    return sentence[:boundary].split()[-1:] in ([j] for j in _JOINS)
+
+
+def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
+    """Whether someone else is the subject of a part with no "I" or "we" in it: "сестра
+    переехала в Новосибирск", "my sister just moved to Melbourne", not "перебрався до
+    брата", "moved in with my daughter" or "мужа перевели, мы там живём". Russian and
+    Ukrainian mark the subject by case (`morph.is_nominative`); English by place: a
+    person word not after a preposition."""
+    lowered = [w.lower().replace("’", "'") for w in part]
+    if any(w in _SELF_SUBJECT or w in WE for w in lowered):
+        return False
+    for i, word in enumerate(lowered):
+        bare = word.removesuffix("'s")
+        if not (bare in OTHERS or _norm(bare) in OTHERS):
+            continue
+        if morph.is_cyrillic(word):
+            if morph.is_nominative(word, ukrainian=ukrainian):
+                return True
+            continue
+        j = i - 1
+        while j >= 0 and lowered[j] in _DETERMINERS:
+            j -= 1
+        if j < 0 or lowered[j] not in _PREPOSITIONS:
+            return True
+    return False
 
 
 def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:

@@ -197,6 +197,26 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=65536)
+def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
+    """Whether a noun or pronoun can be a sentence's subject: "сестра переехала" (the
+    sister moved), against "к сестре переехала" or "мужа перевели" (the user did, or was
+    moved). Russian readings are ranked, so the likeliest decides; the Ukrainian
+    dictionary's are not, so any nominative reading counts."""
+    if not is_cyrillic(word):
+        return False
+    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    order = ("uk", "ru") if ukrainian or _UKRAINIAN.search(lowered) else ("ru", "uk")
+    for lang in order:
+        found = [p for p in _parse(lang, lowered) if _known(p)]
+        if not found:
+            continue
+        if lang == "uk":
+            return any("nomn" in p.tag for p in found)
+        return "nomn" in found[0].tag
+    return False
+
+
 def is_known(word: str) -> bool:
     """Whether either dictionary knows the word (not a guess from its ending)."""
     lowered = word.lower().replace("ʼ", "'").replace("’", "'")

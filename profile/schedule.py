@@ -27,6 +27,27 @@ _SPOKEN_RANGE = re.compile(
     re.IGNORECASE,
 )
 """A range said with am/pm ("between 10am and 2pm", "с 9 утра до 6 вечера")."""
+_MARKED_RANGE = re.compile(
+    r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm)?\s*(?:-|–|—|to|till|until)\s*"
+    r"(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm)\b",
+    re.IGNORECASE,
+)
+"""A range whose end carries am/pm, with no word before it: "6-8pm", "free 2pm to 6pm"."""
+_HOUR_RANGE = re.compile(
+    r"\b(?:from|с|з|від|от)\s+(\d{1,2})\s*(?:-|–|—|to|till|until|до|по)\s*(\d{1,2})(?![\d:.])",
+    re.IGNORECASE,
+)
+"""Whole hours after "from" ("с 12 до 17"): read only when both are hours of a day and no
+unit follows ("с 5 до 10 кг" is no time)."""
+_AT = re.compile(
+    r"(?:\b(?:at|around|в|о|об|на)\s+|(?<![\w:.]))(\d{1,2}):(\d{2})(?![\d:.])"
+    r"|\b(?:at|around|о|об)\s+(\d{1,2})\s*(am|pm|утра|вечера|ранку|вечора)?(?![\w:.])",
+    re.IGNORECASE,
+)
+"""A clock time on its own: "в 21:00", "around 20:00", "о 8"; a bare hour only after
+"at"/"о", since "в 8" is as often a count or a grade as a time. Alone it says when
+something happens, not when the user is free: it counts only beside an availability
+cue (`schedule_in`)."""
 _UNIT = re.compile(
     r"\s*(?:недел\w*|тижн\w*|тиж\w*|лет|год\w*|рок\w*|дн\w*|минут\w*|хвилин\w*|час\w*|годин\w*"
     r"|weeks?|years?|days?|months?|minutes?|hours?|мес\w*|міс\w*|%|km|км|kg|кг)\b",
@@ -51,10 +72,26 @@ _FROM = re.compile(
 """Free from a clock time on ("вільна вже з 20:00"): after it, unless a range follows."""
 _ONLY = re.compile(r"\b(?:только|лишь|only|тільки|лише)\b", re.IGNORECASE)
 _AVAILABLE = re.compile(
-    r"\b(?:врем\w*|час\w*|свободн\w*|вільн\w*|free|available|have\s+time|могу|можу"
+    r"\b(?:врем\w*|час\w*|свобод\w*|вільн\w*|free|available|have\s+time|могу|можу"
     r"|удобно|зручно|works\s+for\s+me|time\s*:)",
     re.IGNORECASE,
 )
+_REACH = re.compile(
+    # When to reach the user, and days off: a standing schedule as much as "free", but
+    # as often said of one appointment, so these go to the gate as a finder's proposals
+    # (`cues.schedule`), not as the rule tables' sure ones.
+    r"\b(?:off|days?\s+off|remind\w*|reminders?|best|better|window|on\s+call|reach\s+me"
+    r"|text\s+me|message\s+me|write\s+to\s+me|напомина\w*|напомни\w*|нагаду\w*|пиши\w*"
+    r"|пишіть|лучше|краще|освобожда\w*|звільня\w*|на\s+связи"
+    r"|на\s+зв['ʼ]язку|график\w*|графік\w*|schedule)",
+    re.IGNORECASE,
+)
+_UNAVAILABLE = re.compile(
+    r"\b(?:never|not|n't|не|ні|ніколи|никогда)\s+(?:\w+\s+)?(?:free|available|свобод\w*"
+    r"|вільн\w*)",
+    re.IGNORECASE,
+)
+"""When the user is not free ("never free before noon"): no schedule of its own."""
 _NOT_MINE = re.compile(
     r"\b(?:open\w*|clos\w*|работает|работают|открыт\w*|закрыва\w*|поезд\w*|train|flight"
     r"|рейс\w*|самол[её]т\w*|прибыва\w*|arriv\w*|depart\w*|отправл\w*|начина\w*|starts?"
@@ -67,9 +104,9 @@ _GROUPS: tuple[tuple[str, str], ...] = (
 )
 _DAYS: tuple[tuple[str, str], ...] = (
     ("Monday", r"понедельник\w*|понеділ\w*|mondays?"),
-    ("Tuesday", r"вторник\w*|вівтор\w*|tuesdays?"),
+    ("Tuesday", r"вторник\w*|вівтор\w*|tuesdays?|tues"),
     ("Wednesday", r"по\s+средам|в\s+среду|серед\w*|wednesdays?"),
-    ("Thursday", r"четверг\w*|четвер\w*|thursdays?"),
+    ("Thursday", r"четверг\w*|четвер\w*|thursdays?|thurs"),
     ("Friday", r"пятниц\w*|п['ʼ]?ятниц\w*|fridays?"),
     ("Saturday", r"суббот\w*|субот\w*|saturdays?"),
     ("Sunday", r"воскресень\w*|неділ\w*|sundays?"),
@@ -90,9 +127,10 @@ _PARTS: tuple[tuple[str, str], ...] = (
         r"ранн\w+\s+утр\w*|рано\s+утром|early(?:\s+in\s+the)?\s+mornings?|рано\s+вранці"
         r"|ранн\w+\s+ран\w*",
     ),
-    ("mornings", r"утр\w*|по\s+утрам|mornings?|вранці"),
-    ("afternoons", r"дн[её]м|afternoons?|вдень"),
-    ("evenings", r"вечер\w*|вечор\w*|evenings?|ввечері"),
+    ("mornings", r"утр\w*|по\s+утрам|mornings?|вранці|зранку|ранку|ранок|before\s+noon"),
+    ("afternoons", r"дн[её]м|afternoons?|вдень|после\s+обеда|с\s+обеда|після\s+обіду|з\s+обіду"),
+    ("lunchtime", r"lunch\w*|в\s+обед|на\s+обед|в\s+обід|на\s+обід"),
+    ("evenings", r"вечер\w*|вечор\w*|evenings?|ввечері|after\s+supper|after\s+dinner"),
 )
 
 
@@ -123,19 +161,41 @@ def _same_half(marker: str | None, hour: str) -> str | None:
 
 
 def _clock_times(clause: str) -> list[_Found]:
+    found = _ranges(clause)
+    taken = [(f.start, f.end) for f in found]
+    found += _bounds(clause, taken)
+    found += _at_times(clause, taken)
+    return sorted(found, key=lambda f: f.start)
+
+
+def _ranges(clause: str) -> list[_Found]:
+    """Clock ranges: "06:30-08:30", "between 10am and 2pm", "6-8pm", "с 12 до 17"."""
     found: list[_Found] = []
     for m in _RANGE.finditer(clause):
         start, end = _clock(m.group(1), m.group(2), None), _clock(m.group(3), m.group(4), None)
         if start and end:
             found.append(_Found(f"{start}-{end}", m.start(), m.end()))
-    for m in _SPOKEN_RANGE.finditer(clause):
-        if any(f.start <= m.start() < f.end for f in found):
+    for pattern in (_SPOKEN_RANGE, _MARKED_RANGE):
+        for m in pattern.finditer(clause):
+            if any(f.start <= m.start() < f.end for f in found):
+                continue
+            end = _clock(m.group(4), m.group(5), m.group(6))
+            half = m.group(3) or _same_half(m.group(6), m.group(1))
+            start = _clock(m.group(1), m.group(2), half)
+            if start and end:
+                found.append(_Found(f"{start}-{end}", m.start(), m.end()))
+    for m in _HOUR_RANGE.finditer(clause):
+        if any(f.start <= m.start() < f.end for f in found) or _UNIT.match(clause, m.end()):
             continue
-        end = _clock(m.group(4), m.group(5), m.group(6))
-        start = _clock(m.group(1), m.group(2), m.group(3) or _same_half(m.group(6), m.group(1)))
-        if start and end:
+        start, end = _clock(m.group(1), None, None), _clock(m.group(2), None, None)
+        if start and end and int(m.group(1)) < int(m.group(2)):
             found.append(_Found(f"{start}-{end}", m.start(), m.end()))
-    taken = [(f.start, f.end) for f in found]
+    return found
+
+
+def _bounds(clause: str, taken: list[tuple[int, int]]) -> list[_Found]:
+    """Open ranges: "after 19:00", "з 20:00", "before 11:00"; adds their spans to `taken`."""
+    found: list[_Found] = []
     for pattern, word in ((_AFTER, "after"), (_FROM, "after"), (_BEFORE, "before")):
         for m in pattern.finditer(clause):
             if any(a <= m.start() < b for a, b in taken):
@@ -151,7 +211,25 @@ def _clock_times(clause: str) -> list[_Found]:
             if time:
                 found.append(_Found(f"{word} {time}", m.start(), m.end()))
                 taken.append((m.start(), m.end()))
-    return sorted(found, key=lambda f: f.start)
+    return found
+
+
+def _at_times(clause: str, taken: list[tuple[int, int]]) -> list[_Found]:
+    """Single clock times ("в 21:00", "о 8"), outside the spans already read."""
+    found: list[_Found] = []
+    for m in _AT.finditer(clause):
+        digits = m.start(1 if m.group(1) else 3)
+        if any(a <= m.start() < b or a <= digits < b for a, b in taken):
+            continue
+        if m.group(1):
+            time = _clock(m.group(1), m.group(2), None)
+        else:
+            evening = m.group(4) is None and _EVENING.search(clause) is not None
+            time = _clock(m.group(3), None, m.group(4) or ("pm" if evening else None))
+        if time:
+            found.append(_Found(f"at {time}", m.start(), m.end()))
+            taken.append((m.start(), m.end()))
+    return found
 
 
 def _scan(table: tuple[tuple[str, str], ...], text: str, taken: list[tuple[int, int]]) -> list[str]:
@@ -165,10 +243,12 @@ def _scan(table: tuple[tuple[str, str], ...], text: str, taken: list[tuple[int, 
 
 
 def _days(text: str, taken: list[tuple[int, int]]) -> str:
-    groups = _scan(_GROUPS, text, taken)
-    if groups:
-        return groups[0]
+    # Named days first: in "вихідні в мене вівторок і середа" and "fridays and weekends"
+    # the days are what the user means.
     named = _scan(_DAYS, text, taken)
+    groups = _scan(_GROUPS, text, taken)
+    if groups and not named:
+        return groups[0]
     for m in _ABBREVIATION_GROUP.finditer(text):
         named += [_ABBREVIATIONS[part.strip().lower()] for part in m.group().split("/")]
     order = [day for day, _ in _DAYS]
@@ -200,16 +280,19 @@ def describe(clause: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=256)
-def schedule_in(sentence: str) -> tuple[tuple[str, str], ...]:
+def schedule_in(sentence: str, *, reach: bool = False) -> tuple[tuple[str, str], ...]:
     """(canonical schedule, evidence clause) for each clause of a sentence that
-    states when the user has time. Cached: both languages' rule tables ask about
-    every sentence, and staleness asks again about memories recalled turn after turn."""
+    states when the user has time; with `reach`, also when to reach them and their
+    days off ("remind me at 21:00", "days off are monday and tuesday"). Cached: both
+    languages' rule tables ask about every sentence, and staleness asks again about
+    memories recalled turn after turn."""
     found: list[tuple[str, str]] = []
     for clause in re.split(r"[,;]", sentence):
-        if _NOT_MINE.search(clause):
+        if _NOT_MINE.search(clause) or _UNAVAILABLE.search(clause):
             continue
-        has_clock = bool(_clock_times(clause))
-        if not has_clock and not (_AVAILABLE.search(clause) or _ONLY.search(clause)):
+        has_clock = any(not f.text.startswith("at ") for f in _clock_times(clause))
+        cued = _AVAILABLE.search(clause) or _ONLY.search(clause)
+        if not has_clock and not cued and not (reach and _REACH.search(clause)):
             continue
         described = describe(clause)
         if described and described != "only":

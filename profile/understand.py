@@ -208,7 +208,28 @@ def candidates(text: str) -> list[Candidate]:
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
                 found.append(replace(candidate, first=position == 0))
-    return found
+    return _most_specific(found)
+
+
+def _most_specific(found: list[Candidate]) -> list[Candidate]:
+    """One value per thing named: in "my favourite tea is jasmine green tea" the lexicon
+    finds "tea" and "green tea", and the user likes one thing, the more specific. An add
+    to a list field is dropped when another add of the same sentence and field holds it
+    as whole words."""
+    adds = [(c.sentence, c.op.field, c.op.value) for c in found if c.op.kind == "add"]
+
+    def general(c: Candidate) -> bool:
+        if c.op.kind != "add" or not is_list_field(c.op.field):
+            return False
+        return any(
+            sentence == c.sentence
+            and field == c.op.field
+            and value != c.op.value
+            and gate.holds(value, c.op.value)
+            for sentence, field, value in adds
+        )
+
+    return [c for c in found if not general(c)]
 
 
 def understand(

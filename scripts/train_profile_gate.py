@@ -51,11 +51,15 @@ FIELD_MIN = 40
 """A field needs this many proposals in the train part to get a threshold of its own."""
 MIN_COUNT = 2
 BETA = 0.75
-FALSE_UPDATES = 0.025
+FALSE_UPDATES = 0.02
 """At most this share of the train part's distractor messages may change the profile in
 cross-validation. It sits under the 3% target because thresholds chosen on the same
 out-of-fold scores they are judged by read optimistic: with a threshold per field, the
-test part ran one to two points above this estimate."""
+test part ran one to two points above this estimate (1.1-1.8 points in the last four
+gates), so 0.025 leaves the target to chance. At 0.025 the search also raised the rule
+tables' threshold to its cap (0.5), and a MemPersonal constraint ("избегай молочных
+перекусов", 0.48) was lost; at 0.02 nested CV reads 0.683 captured, 0.928 kept out and
+1.8% false updates (DESIGN-NOTES.md, the profile extractor)."""
 RULES_MAX = 0.5
 """The rule tables' proposals pass from this probability at the latest: their patterns
 are precise, and the bundled MemPersonal scenarios (requests that carry constraints:

@@ -77,6 +77,70 @@ def test_the_gate_reads_the_verb_and_the_we_of_the_values_part() -> None:
     assert {"x:p:other", "x:p:v3"} <= set(found) and "x:p:we" not in found
 
 
+def _subject_cue(sentence: str, value: str) -> bool:
+    start = sentence.index(value)
+    op = next(c.op for c in candidates(sentence) if c.op.field == "timezone")
+    return "x:p:other_subj" in gate.features(sentence, start, start + len(value), op, "place")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "other"),
+    [
+        ("сестра переехала в Новосибирск, теперь созваниваемся вечером", "Новосибирск", True),
+        ("my sister just moved to Melbourne for her phd", "Melbourne", True),
+        ("my dad finally retired and moved down to Phoenix", "Phoenix", True),
+        ("my girlfriend's from Osaka", "Osaka", True),
+        # The user moved: to a brother, with a daughter, or after the husband.
+        ("перебрався до брата у Ванкувер, тут тепер живу", "Ванкувер", False),
+        ("I moved in with my daughter in Perth", "Perth", False),
+        ("короче мужа перевели в Лиссабон, мы уже неделю там живём", "Лиссабон", False),
+        ("my wife and I moved to Porto", "Porto", False),
+    ],
+)
+def test_the_gate_sees_who_is_the_subject_of_a_move(sentence: str, value: str, other: bool) -> None:
+    assert _subject_cue(sentence, value) is other
+
+
+def test_a_move_of_someone_else_is_no_update_with_a_zone_held() -> None:
+    for text in ("сестра переехала в Новосибирск", "my sister just moved to Melbourne"):
+        held = {"timezone": ["Europe/Moscow"]}
+        assert not [op for op in understand(text, held=held).ops if op.field == "timezone"]
+    held = {"timezone": ["Europe/Kyiv"]}
+    ops = understand("перебрався до брата у Ванкувер, тут тепер живу", held=held).ops
+    assert [op.value for op in ops if op.field == "timezone"] == ["America/Vancouver"]
+
+
+def test_one_value_per_thing_named() -> None:
+    # The lexicon knows "tea" and "green tea"; the user named one thing.
+    found = [c.op.value for c in candidates("My favourite tea is jasmine green tea")]
+    assert found == ["green tea"]
+    assert {c.op.value for c in candidates("i love sushi and green tea")} == {"sushi", "green tea"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("i'm a line cook btw so my days off are monday and tuesday", "Monday/Tuesday"),
+        ("мне лучше напоминать вечером в 21:00", "at 21:00"),
+        ("і пиши мені зранку", "mornings"),
+        ("boise. nurse. nights. free 2-6pm.", "14:00-18:00"),
+        ("свободен обычно по вторникам и четвергам", "Tuesday/Thursday"),
+        ("у младшей сад до 17, так что могу с 12 до 17", "12:00-17:00"),
+    ],
+)
+def test_when_to_reach_the_user_is_proposed_as_a_schedule(text: str, value: str) -> None:
+    assert value in [c.op.value for c in candidates(text) if c.op.field == "schedule"]
+
+
+def test_not_being_free_is_no_schedule() -> None:
+    def schedules(text: str) -> list[str]:
+        return [c.op.value for c in candidates(text) if c.op.field == "schedule"]
+
+    assert schedules("Basically never free before noon") == []
+    assert schedules("the train leaves at 9:15") == []
+    assert schedules("I'm only free before noon") == ["mornings only"]
+
+
 def test_the_gate_hears_doubt_irony_and_a_request_for_one_reply() -> None:
     def flags(sentence: str) -> set[str]:
         return {
