@@ -433,15 +433,14 @@ _SELF_SUBJECT = frozenset("i i'm im i've ive i'd я".split())
 
 
 def part_has_person(part: list[str]) -> bool:
-    return any(
-        w.lower().replace("’", "'") in SELF or w.lower().replace("’", "'") in WE or _is_other(w)
-        for w in part
-    )
+    lowered = (w.lower().replace("’", "'") for w in part)
+    return any(w in SELF or w in WE or _is_other(w) for w in lowered)
 
 
 def _joined(sentence: str, boundary: int) -> bool:
     """Whether the part boundary ending at `boundary` is a conjunction ("and", "і")."""
-    return sentence[:boundary].split()[-1:] in ([j] for j in _JOINS)
+    words = sentence[:boundary].split()
+    return bool(words) and words[-1] in _JOINS
 
 
 def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
@@ -454,8 +453,7 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
     if any(w in _SELF_SUBJECT or w in WE for w in lowered):
         return False
     for i, word in enumerate(lowered):
-        bare = word.removesuffix("'s")
-        if not (bare in OTHERS or _norm(bare) in OTHERS):
+        if not _is_other(word.removesuffix("'s")):
             continue
         if morph.is_cyrillic(word):
             if morph.is_nominative(word, ukrainian=ukrainian):
