@@ -19,6 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from aniso.core.interrupts import interrupts_held
 from aniso.core.settings import Settings
 from aniso.scenarios.report import Outcome
 from aniso.scenarios.runner import Player, Unit, unit_label
@@ -67,18 +68,23 @@ def play_in_processes(
     is raised as the serial run would raise it. The workers' data dirs sit in one
     scratch folder of this process, deleted at the end whatever happened to them:
     `history` keeps what the user said verbatim there."""
-    scratch_root = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
+    scratch_root: Path | None = None
+    pool: ProcessPoolExecutor | None = None
     outcomes: list[Outcome | None] = [None] * len(units)
-    pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(units)),
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start,
-        initargs=(list(suites), settings, replies, judge_model, scratch_root),
-    )
     try:
-        pending: dict[Future[Outcome], int] = {
-            pool.submit(_play, unit): index for index, unit in enumerate(units)
-        }
+        # Making the folder and starting the workers (on submit) must not be cut in
+        # half, or a folder or a worker escapes the cleanup below.
+        with interrupts_held():
+            scratch_root = Path(tempfile.mkdtemp(prefix="aniso-scenarios-"))
+            pool = ProcessPoolExecutor(
+                max_workers=min(jobs, len(units)),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start,
+                initargs=(list(suites), settings, replies, judge_model, scratch_root),
+            )
+            pending: dict[Future[Outcome], int] = {
+                pool.submit(_play, unit): index for index, unit in enumerate(units)
+            }
         for future in as_completed(pending):
             index = pending[future]
             outcomes[index] = future.result()
@@ -89,11 +95,16 @@ def play_in_processes(
             "a scenario worker process died (out of memory or killed); run again with fewer --jobs"
         ) from None
     except BaseException:
-        _stop_workers(pool)
+        if pool is not None:
+            with interrupts_held():
+                _stop_workers(pool)
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        shutil.rmtree(scratch_root, ignore_errors=True)
+        with interrupts_held():
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+            if scratch_root is not None:
+                shutil.rmtree(scratch_root, ignore_errors=True)
     return [outcome for outcome in outcomes if outcome is not None]
 
 

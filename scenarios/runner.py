@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from aniso.core.clock import SimulatedClock
+from aniso.core.interrupts import interrupts_held
 from aniso.core.settings import Settings
 from aniso.scenarios import checks
 from aniso.scenarios.aniso_variant import Tiered
@@ -258,8 +259,10 @@ class Player:
     def play(self, unit: Unit) -> Outcome:
         """The unit's outcome; its data dirs live in a scratch folder deleted on return."""
         suite = self.suites[unit.suite]
-        scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-", dir=self.scratch_root))
+        scratch: Path | None = None
         try:
+            with interrupts_held():  # made and named at once, so the `finally` sees it
+                scratch = Path(tempfile.mkdtemp(prefix="aniso-scenarios-", dir=self.scratch_root))
             truth, times = self._truth(unit, scratch)
             return _run_one(
                 suite,
@@ -274,7 +277,8 @@ class Player:
                 self.embedder,
             )
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_suites(
