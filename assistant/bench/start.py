@@ -10,12 +10,20 @@ Every figure comes from a real process, spawned the way a user starts one:
 
 The runs share one fresh data dir, as a user's runs share theirs: a later run finds
 what an earlier one left (the stores, the prompt cache), as it would in real use.
+
+A "hello" to an empty memory is the best case. The figure people meet comes after a
+history: `ask` with history first tells `HISTORY` through `aniso ask` (so the
+memory holds the model's own replies, as a user's does), then asks `QUESTION`, which
+recalls from it, each run on a fresh copy of that data dir so every run sees the same
+memory. Its prompt carries the profile and the recalled memories, and was measured
+1.3 s slower to its first token than "hello".
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -33,6 +41,19 @@ CLI = "from aniso.cli import main; main()"
 """Run with `-P`: the current directory is not put on the path, so a source checkout's
 `profile/` folder cannot hide the standard library's `profile` (which spaCy imports)."""
 MESSAGE = "hello"
+HISTORY = (
+    "Hi, I'm Marta. I work as a nurse in Porto, mostly night shifts.",
+    "I'm vegetarian, and please keep your answers short.",
+    "My sister Ana is getting married in June, about 60 guests.",
+    "My budget for Ana's wedding gift is around 150 euros.",
+    "We adopted a beagle last month, she's called Tofu.",
+    "I'm training for a 10k in April, running three times a week.",
+    "The car needs its inspection before March, remind me in February.",
+    "I've started reading Ferrante's Neapolitan novels, loving them so far.",
+)
+"""Everyday things a user tells in a first week: a name, a diet, a format, family,
+plans; eight messages, so eight replies of the model's own go into memory too."""
+QUESTION = "What should I get Ana for her wedding, and what do you remember about my budget?"
 PARTS = (
     "imports",
     "stores",
@@ -92,13 +113,13 @@ def help_times(runs: int, env: dict[str, str]) -> list[float]:
     return [_run(["--help"], env) for _ in range(runs)]
 
 
-def ask_once(env: dict[str, str], work: Path) -> dict[str, float]:
+def ask_once(env: dict[str, str], work: Path, message: str = MESSAGE) -> dict[str, float]:
     """One `aniso ask`: seconds from spawn to first token and to the reply's end, and
     the first token's parts."""
     timings_file = work / "timings.json"
     timings_file.unlink(missing_ok=True)
     spawned = time.time()
-    _run(["ask", MESSAGE], {**env, TIMINGS_ENV: str(timings_file)})
+    _run(["ask", message], {**env, TIMINGS_ENV: str(timings_file)})
     try:
         recorded = json.loads(timings_file.read_text("utf-8"))
     except (OSError, ValueError):
@@ -158,10 +179,18 @@ def run(
 ) -> dict[str, Any]:
     """Every start-up figure over `runs` runs, as min, median and max."""
     work = Path(tempfile.mkdtemp(prefix="aniso-bench-start-"))
+    try:
+        return _measure(settings, runs, work, progress or (lambda _label, _done, _total: None))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # what the runs said, and their memory
+
+
+def _measure(
+    settings: Any, runs: int, work: Path, note: Callable[[str, int, int], None]
+) -> dict[str, Any]:
     env = {**os.environ, "ANISO_DATA_DIR": str(work / "data"), "ANISO_MODEL": settings.model}
     env.pop(TIMINGS_ENV, None)
-    steps = 4 * runs
-    note = progress or (lambda _label, _done, _total: None)
+    steps = 5 * runs + len(HISTORY)
     note("aniso --help", 0, steps)
     helps = help_times(runs, env)
     asks = []
@@ -175,16 +204,26 @@ def run(
         note("TUI first token", 3 * runs + index, steps)
         tui_env = {**env, "ANISO_DATA_DIR": str(work / f"tui-{index}")}
         tokens.append(tui_first_token(tui_env))
+    told = work / "told"
+    for index, message in enumerate(HISTORY):
+        note("telling a history", 4 * runs + index, steps)
+        _run(["ask", message], {**env, "ANISO_DATA_DIR": str(told)})
+    recalling = []
+    for index in range(runs):
+        note("ask with history", 4 * runs + len(HISTORY) + index, steps)
+        copy = work / "told-copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(told, copy)
+        recalling.append(ask_once({**env, "ANISO_DATA_DIR": str(copy)}, work, QUESTION))
     note("done", steps, steps)
     return {
         "model": settings.model,
         "runs": runs,
         "load_average": round(os.getloadavg()[0], 1),
         "help_s": summary(helps),
-        "ask": {
-            key: summary([figures[key] for figures in asks])
-            for key in ["first_token_s", "reply_end_s", *(f"{name}_s" for name in PARTS)]
-        },
+        "ask": _spreads(asks),
+        "ask_with_history": _spreads(recalling),
+        "history_messages": len(HISTORY),
         "tui": {
             "first_paint_s": summary(paints),
             "warm_up_s": summary([t["warm_up_s"] for t in tokens]),
@@ -193,23 +232,34 @@ def run(
     }
 
 
+def _spreads(asks: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Each of an `ask`'s figures as min, median and max over its runs."""
+    keys = ["first_token_s", "reply_end_s", *(f"{name}_s" for name in PARTS)]
+    return {key: summary([figures[key] for figures in asks]) for key in keys}
+
+
 def render(figures: dict[str, Any]) -> str:
     """The figures as lines of min / median / max."""
 
     def row(label: str, values: dict[str, float]) -> str:
         if not values:
-            return f"{label:<28} not measured"
-        return f"{label:<28} {values['min']:>7.2f} {values['median']:>7.2f} {values['max']:>7.2f}"
+            return f"{label:<36} not measured"
+        return f"{label:<36} {values['min']:>7.2f} {values['median']:>7.2f} {values['max']:>7.2f}"
 
     ask = figures["ask"]
+    told_ask = figures.get("ask_with_history", {})
+    told = figures.get("history_messages", 0)
     lines = [
         f"model: {figures['model']}, {figures['runs']} runs "
         f"(load average {figures['load_average']})",
-        f"{'seconds':<28} {'min':>7} {'median':>7} {'max':>7}",
+        f"{'seconds':<36} {'min':>7} {'median':>7} {'max':>7}",
         row("aniso --help", figures["help_s"]),
         row("ask: first token", ask["first_token_s"]),
         *(row(f"  {name}", ask[f"{name}_s"]) for name in PARTS),
         row("ask: end of reply", ask["reply_end_s"]),
+        row(f"ask after {told} messages: first token", told_ask.get("first_token_s", {})),
+        row("  prompt", told_ask.get("prompt_s", {})),
+        row(f"ask after {told} messages: end of reply", told_ask.get("reply_end_s", {})),
         row("TUI: first paint", figures["tui"]["first_paint_s"]),
         row("TUI: model warm-up", figures["tui"]["warm_up_s"]),
         row("TUI: first token (warm)", figures["tui"]["first_token_s"]),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from aniso.bench.start import PARTS, split, summary
+from aniso.bench.start import HISTORY, PARTS, split, summary
 
 
 def test_split_charges_each_span_and_leaves_the_rest_to_other() -> None:
@@ -45,12 +45,19 @@ def test_bench_start_json_shape(data_dir: Path) -> None:
     assert result.returncode == 0, result.stderr.decode()
     assert result.stderr == b""  # quiet under --json
     figures = json.loads(result.stdout)
-    assert set(figures) == {"model", "runs", "load_average", "help_s", "ask", "tui"}
+    assert set(figures) == {
+        *("model", "runs", "load_average", "help_s", "ask", "tui"),
+        *("ask_with_history", "history_messages"),
+    }
     assert figures["runs"] == 1
-    spreads = [figures["help_s"], *figures["ask"].values(), *figures["tui"].values()]
-    assert set(figures["ask"]) == {"first_token_s", "reply_end_s", *(f"{p}_s" for p in PARTS)}
+    assert figures["history_messages"] == len(HISTORY)
+    asks = [figures["ask"], figures["ask_with_history"]]
+    spreads = [figures["help_s"], *(s for a in asks for s in a.values()), *figures["tui"].values()]
+    for ask in asks:
+        assert set(ask) == {"first_token_s", "reply_end_s", *(f"{p}_s" for p in PARTS)}
     assert set(figures["tui"]) == {"first_paint_s", "warm_up_s", "first_token_s"}
     for spread in spreads:
         assert set(spread) == {"min", "median", "max"}
         assert 0 <= spread["min"] <= spread["median"] <= spread["max"]
-    assert figures["ask"]["first_token_s"]["min"] <= figures["ask"]["reply_end_s"]["min"]
+    for ask in asks:
+        assert ask["first_token_s"]["min"] <= ask["reply_end_s"]["min"]
