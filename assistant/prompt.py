@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from aniso.core.tokens import count_tokens
 from aniso.profile.render import as_facts
+from aniso.tiers.memory import user_words
 from aniso.tiers.model import MemoryItem
 
 SYSTEM_PREAMBLE = (
@@ -141,12 +143,31 @@ def memory_section(rendered: Sequence[str], *, rule: bool = True) -> str:
 def fit_memories(
     memories: Sequence[MemoryItem], *, budget_tokens: int, profile_text: str
 ) -> list[MemoryItem]:
-    """Keep memories in the given order (tier order) while they fit the token budget."""
+    """Keep memories in the given order (rank) while they fit the token budget,
+    spending it on what the user said before what the assistant replied.
+
+    Why: a recalled episode carries the reply it got (`episode_text`), and that reply
+    is the least useful part of any memory: it is what the model said, which a small
+    model often made up, and it can cost as much as the user's words. Taken whole, a
+    500-token budget held three episodes of a 25-message history, two thirds of it
+    made-up replies. So the budget first takes each memory's user words in rank order,
+    then gives the replies back, in the same order, while they fit; a memory whose
+    reply does not fit is shown without it."""
     remaining = budget_tokens - count_tokens(profile_text)
-    kept = []
+    lean: list[tuple[MemoryItem, MemoryItem]] = []
     for item in memories:
-        cost = count_tokens(render_item(item))
+        words = user_words(item.text)
+        short = item if words == item.text else replace(item, text=words)
+        cost = count_tokens(render_item(short))
         if cost <= remaining:
-            kept.append(item)
+            lean.append((item, short))
             remaining -= cost
+    kept = []
+    for item, short in lean:
+        if short is not item:
+            extra = count_tokens(render_item(item)) - count_tokens(render_item(short))
+            if extra <= remaining:
+                remaining -= extra
+                short = item
+        kept.append(short)
     return kept
