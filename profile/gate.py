@@ -55,7 +55,8 @@ OTHERS = frozenset(
     guests кот кошка собака пёс пес щенок котёнок внук внучка племянник племянница свёкор
     свекор свекровь тесть тёща теща напарник клиент ученик гость гости кіт кішка собака пес
     цуценя син онук онука племінник племінниця свекруха тесть теща напарник клієнт учень
-    гість гості""".split()
+    гість гості кум кума куми хрещеник хрещениця крестник крестница
+    apprentice doula receptionist""".split()
 )
 """Who else a sentence can be about: people the user talks of, in EN, RU and UK."""
 SELF = frozenset(
@@ -255,7 +256,7 @@ def features(
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
     left = [word for word, s, _ in words if s < start][-WINDOW:]
     out += [f"l:{_norm(word)}" for word in left]
-    flags = _flags(sentence, [w for w, s, _ in words if not start <= s < end], left)
+    flags = _flags(sentence, [w for w, s, _ in words if not _in_value(w, s, start, end)], left)
     if not any(w.isalnum() for w in sentence[:start]):
         flags.add("at_start")  # a capital there is the sentence's, not the name's
     for flag in sorted(flags):
@@ -276,7 +277,7 @@ _WHO = frozenset(
     {
         "other_closer", "self:none", "self_clause", "other_clause", "v1_clause",
         "p:self", "p:we", "p:other", "p:v1", "p:v3", "p:past_sg", "p:past_pl", "p:nobody",
-        "p:other_subj",
+        "p:other_subj", "reported",
     }
 )  # fmt: skip
 """The cues of who the value belongs to, crossed with what the field holds."""
@@ -328,8 +329,46 @@ def _is_self(word: str) -> bool:
     return word.lower().replace("’", "'") in SELF
 
 
+_CLITIC = re.compile(r"'(?:s|re|ll|d|ve)$")
+"""English contractions: "she's", "they're" are "she", "they"."""
+
+
 def _is_other(word: str) -> bool:
-    return word.lower().replace("’", "'") in OTHERS or _norm(word) in OTHERS
+    lowered = _CLITIC.sub("", word.lower().replace("’", "'"))
+    return lowered in OTHERS or _norm(word) in OTHERS
+
+
+_SAYS = re.compile(
+    r"(?<![\w-])(?:says?|said|tells?|told|thinks?|reckons?|claims?|insists?|keeps\s+saying"
+    r"|говорит|говорят|сказал\w*|считает|утверждает|жалуется|пишет|каже|кажуть|сказав"
+    r"|сказала|вважає|скаржиться|пише|думає)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Verbs that report what someone says or thinks."""
+
+
+def _reported(sentence: str, start: int, words: list[tuple[str, int, int]]) -> bool:
+    """Whether the value stands in what someone else is reported to say ("Внучка говорит,
+    что мне нужно с вами на ты", "колега скаржиться що в нього бюджет мінімальний",
+    "Kasia says she's coming"): their words, as a quotation is, with no marks."""
+    for m in _SAYS.finditer(sentence, 0, start):
+        before = [w for w, s, _ in words if s < m.start()][-3:]
+        if any(_is_other(w) or (w[:1].isupper() and not _is_self(w)) for w in before) and not any(
+            w.lower() in _SELF_SUBJECT for w in before
+        ):
+            return True
+    return False
+
+
+def _in_value(word: str, at: int, start: int, end: int) -> bool:
+    """Whether a word is part of the value rather than of what surrounds it. A rule's
+    span is its whole clause ("чоловік вільний з 18:00"), and the person in it is who
+    the clause is about, not part of the value: people and "I" always count as
+    surroundings."""
+    if not start <= at < end:
+        return False
+    lowered = word.lower().replace("’", "'")
+    return not (lowered in SELF or lowered in WE or _is_other(word))
 
 
 def _around(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
@@ -347,7 +386,7 @@ def _around(sentence: str, start: int, end: int, words: list[tuple[str, int, int
         found = [
             (begin - i, "L") if i < begin else (i - after + 1, "R")
             for i, (word, s, _) in enumerate(words)
-            if not start <= s < end and test(word)
+            if not _in_value(word, s, start, end) and test(word)
         ]
         if not found:
             out.append(f"{name}:none")
@@ -361,7 +400,7 @@ def _around(sentence: str, start: int, end: int, words: list[tuple[str, int, int
     if to_other is not None and (to_self is None or to_other < to_self):
         out.append("other_closer")
     c_start, c_end = clause_of(sentence, start)
-    clause = [w for w, s, _ in words if c_start <= s < c_end and not start <= s < end]
+    clause = [w for w, s, _ in words if c_start <= s < c_end and not _in_value(w, s, start, end)]
     if any(_is_self(w) for w in clause):
         out.append("self_clause")
     if any(_is_other(w) for w in clause):
@@ -371,6 +410,8 @@ def _around(sentence: str, start: int, end: int, words: list[tuple[str, int, int
     if any(_is_past(w) for w in clause):
         out.append("past_clause")
     out += _part_cues(sentence, start, end, words)
+    if _reported(sentence, start, words):
+        out.append("reported")
     if _CONDITIONAL.search(sentence):
         out.append("cond")
     size = len(words)
@@ -394,7 +435,7 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
     before = [m.end() for m in _PART.finditer(sentence, 0, start)]
     after = _PART.search(sentence, end)
     low, high = (before[-1] if before else 0), (after.start() if after else len(sentence))
-    part = [w for w, s, _ in words if low <= s < high and not start <= s < end]
+    part = [w for w, s, _ in words if low <= s < high and not _in_value(w, s, start, end)]
     ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()
     if _other_subject(part, ukrainian=ukrainian):
@@ -427,7 +468,7 @@ _PREPOSITIONS = frozenset(
     """with to for from at of by near like than about into onto without visiting""".split()
 )
 _DETERMINERS = frozenset("my our his her their the a an your".split())
-_JOINS = frozenset("and та і й и".split())
+_JOINS = frozenset("and but та і й и а но але зате".split())
 _SELF_SUBJECT = frozenset("i i'm im i've ive i'd я".split())
 """The user as a subject; "my" in "my sister moved" is not."""
 

@@ -241,6 +241,11 @@ def _russian_spellings(word: str) -> list[str]:
     return [spelling for spelling in found if spelling != word]
 
 
+def lookup_entry(name: str) -> Entry | None:
+    """(whether it is a city's own name, population, place) for a name, or None."""
+    return _entry(name)
+
+
 def lookup(name: str) -> Place | None:
     """The place a name (as written, any case, any Russian or Ukrainian case form) is."""
     found = _entry(name)

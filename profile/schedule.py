@@ -279,6 +279,31 @@ def describe(clause: str) -> str | None:
     return " ".join(words)
 
 
+_ACTIVITY = re.compile(
+    r"(?<![\w-])(?:drink\w*|drank|eat|eats|eating|ate|snack\w*|caffeine|screens?|sleep\w*|nap\w*"
+    r"|пью|пить|выпью|ем|есть|поем|кушать|перекус\w*|сплю|спать|ложусь|п['ʼ]ю|пити|їм|їсти|сплю"
+    r"|спати|лягаю)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Verbs of doing something to oneself at a time: eating, drinking, sleeping."""
+
+
+def _bounds_an_activity(clause: str, clocks: list[_Found]) -> bool:
+    """Whether the clause's clock times only bound something the user does: "too much
+    coffee after 4pm", "не ем после 18:00". Such a time says when the user eats or
+    drinks, not when to reach them; "free after 18:00" has an availability cue and is
+    not asked about. A range ("06:30-08:30") is a slot of its own and stays."""
+    if not all(f.text.startswith(("after ", "before ")) for f in clocks):
+        return False
+    from aniso.profile import lexicon
+
+    first = min(f.start for f in clocks)
+    head = clause[:first]
+    return bool(_ACTIVITY.search(head)) or any(
+        m.term.kind == "food" for m in lexicon.mentions(head)
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def schedule_in(sentence: str, *, reach: bool = False) -> tuple[tuple[str, str], ...]:
     """(canonical schedule, evidence clause) for each clause of a sentence that
@@ -290,8 +315,11 @@ def schedule_in(sentence: str, *, reach: bool = False) -> tuple[tuple[str, str],
     for clause in re.split(r"[,;]", sentence):
         if _NOT_MINE.search(clause) or _UNAVAILABLE.search(clause):
             continue
-        has_clock = any(not f.text.startswith("at ") for f in _clock_times(clause))
+        clocks = [f for f in _clock_times(clause) if not f.text.startswith("at ")]
+        has_clock = bool(clocks)
         cued = _AVAILABLE.search(clause) or _ONLY.search(clause)
+        if has_clock and not cued and _bounds_an_activity(clause, clocks):
+            continue
         if not has_clock and not cued and not (reach and _REACH.search(clause)):
             continue
         described = describe(clause)

@@ -94,10 +94,56 @@ def timezone(sentence: str) -> list[Proposal]:
             # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
             # that is also an everyday word needs a preposition of place before it.
             continue
+        if not after_preposition and _a_person(sentence, mention.start, mention.end):
+            continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
         found.append(Proposal(op, mention.start, mention.end, origin))
     return found
+
+
+_PERSON_VERB = re.compile(
+    r"\s+(?:(?:also|just|always|once|never|then|still|even)\s+)?(?:suggest|recommend|said|say"
+    r"|says|told|tell|tells|think|thinks|thought|ask|asks|asked|want|wants|wanted|mention"
+    r"|insist|swear|swears|swore|reckon|texted|text|texts|messaged|wrote|writes|called|calls"
+    r"|promised|promises|invited|invites|convinced|taught|teaches|gave|gives|bought|made"
+    r"|loves|hates|likes|dislikes)\w*(?![\w-])",
+    re.IGNORECASE,
+)
+"""Verbs whose subject is a person: "Rui suggested I try…", "Nadia says…". A bare name
+before one is someone talking, not a place the user lives in."""
+_TITLES = frozenset("mr mrs ms miss dr prof".split())
+
+
+def _a_person(sentence: str, start: int, end: int) -> bool:
+    """Whether a bare (no preposition) place name reads as a person there. GeoNames lists
+    given names as some town's other name ("Rui" is Loei, "Nadia" Navadwīp, "Ліля"
+    Lille), and a sentence names people far more often than it names a town alone. A
+    person it is when the dictionaries' likeliest reading is a first name (Russian,
+    Ukrainian), when a person word or a title stands just before it ("my cousin Nadia",
+    "Mrs. Ferreira"), when it is the subject of a verb only people do ("Rui suggested"),
+    or when a self-introduction names it ("i'm Marek", "Я Марко")."""
+    from aniso.profile.gate import OTHERS  # the gate reads these finders' output
+
+    written = sentence[start:end]
+    if OTHERS.intersection((written.lower(), morph.lemma(written.lower()))):
+        return True  # "кума переїхала" is a godmother, not Qom
+    own_name = _own_place_name(written)
+    if morph.is_cyrillic(written):
+        if " " not in written.strip() and morph.likely_name(written):
+            # A guess from the ending is no evidence: "Кашкайш" is no name the
+            # dictionary knows.
+            return morph.is_known(written)
+    elif _PERSON_VERB.match(sentence, end):
+        return True
+    before = re.findall(r"[\w'’ʼ]+", sentence[:start])[-1:]
+    if before and (before[0].lower() in OTHERS or before[0].lower() in _TITLES):
+        return True
+    if written.lower() in _TITLES:
+        return True
+    # "Yerevan here." introduces a city as "Mei here." does a person: the city's own
+    # name is the place, another city's alternate name the person.
+    return not own_name and any(p.start <= start < p.end for p in name(sentence))
 
 
 _STRONG = re.compile(
@@ -145,6 +191,17 @@ def _common_word(word: str, *, places_too: bool = True) -> bool:
     return places_too and places.lookup(word) is not None
 
 
+BIG_CITY = 100_000
+"""A city this big is better known by its name than a person is: "Yerevan here." is a
+place, "Fatima here" (Fátima, Portugal, about 11,000 people) a person."""
+
+
+def _own_place_name(word: str) -> bool:
+    """Whether a word is a big city's own name (not another city's alternate one)."""
+    entry = places.lookup_entry(word)
+    return entry is not None and entry[0] and entry[1] >= BIG_CITY
+
+
 _NAMED = re.compile(
     # Russian and Ukrainian say "I" and a name anywhere in a sentence ("слушай я Петя",
     # "вводные: я полина") and put the name inside "меня … зовут" ("меня Вовой звать").
@@ -172,6 +229,8 @@ def name(sentence: str) -> list[Proposal]:
                 else _common_word(word, places_too=False)
             ):
                 continue
+            if group == "v" and pattern is _SOFT and _own_place_name(word):
+                continue  # "Yerevan here." is where the user is, not who
             value = _name_value(word, strong=strong)
             if value is not None and morph.is_cyrillic(word):
                 value = _with_patronymic(value, sentence[end:])
@@ -195,9 +254,10 @@ _TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|prof)\.?\s+", re.IGNORECASE)
 
 _NOT_NAMES = frozenset(
     """such that this it so too also not just only now here there sure fine ok okay good
-    back home done sorry new still always never от это так тоже""".split()
+    back home done sorry new still always never от это так тоже after before later tomorrow
+    today tonight when whenever anytime if at in on around between""".split()
 )
-"""Words that follow "call me" or "I'm" without naming anyone."""
+"""Words that follow "call me" or "I'm" without naming anyone ("call me after 6pm")."""
 
 
 def _name_value(word: str, *, strong: bool) -> str | None:
