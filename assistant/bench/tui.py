@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import select
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -40,34 +41,38 @@ def first_paint(*, runs: int = 3, limit_s: float = 60.0) -> list[float]:
     times: list[float] = []
     for _ in range(runs):
         data_dir = tempfile.mkdtemp(prefix="aniso-bench-tui-")
-        leader, follower = pty.openpty()
-        env = {**os.environ, "TERM": "xterm-256color", "ANISO_DATA_DIR": data_dir}
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            [*child_python(), "-c", "from aniso.cli import main; main()"],
-            stdin=follower,
-            stdout=follower,
-            stderr=follower,
-            env=env,
-            close_fds=True,
-        )
-        os.close(follower)
-        seen = b""
-        while b"palette" not in seen and time.perf_counter() - start < limit_s:
-            ready, _, _ = select.select([leader], [], [], 0.05)
-            if ready:
-                try:
-                    seen += os.read(leader, 65536)
-                except OSError:
-                    break
-        if b"palette" in seen:
-            times.append(time.perf_counter() - start)
-        os.write(leader, b"\x11")  # Ctrl+Q
         try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        os.close(leader)
+            leader, follower = pty.openpty()
+            env = {**os.environ, "TERM": "xterm-256color", "ANISO_DATA_DIR": data_dir}
+            start = time.perf_counter()
+            process = subprocess.Popen(
+                [*child_python(), "-c", "from aniso.cli import main; main()"],
+                stdin=follower,
+                stdout=follower,
+                stderr=follower,
+                env=env,
+                close_fds=True,
+            )
+            os.close(follower)
+            seen = b""
+            while b"palette" not in seen and time.perf_counter() - start < limit_s:
+                ready, _, _ = select.select([leader], [], [], 0.05)
+                if ready:
+                    try:
+                        seen += os.read(leader, 65536)
+                    except OSError:
+                        break
+            if b"palette" in seen:
+                times.append(time.perf_counter() - start)
+            os.write(leader, b"\x11")  # Ctrl+Q
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            os.close(leader)
+        finally:
+            shutil.rmtree(data_dir, ignore_errors=True)  # a run's own memory, not the user's
     return times
 
 

@@ -40,9 +40,13 @@ def test_summary_is_min_median_max() -> None:
 
 
 @pytest.mark.embedded_model
-def test_bench_start_json_shape(data_dir: Path) -> None:
-    result = run_cli("bench", "start", "--runs", "1", "--json")
+def test_bench_start_json_shape(data_dir: Path, tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    result = run_cli("bench", "start", "--runs", "1", "--json", env={"TMPDIR": str(scratch)})
     assert result.returncode == 0, result.stderr.decode()
+    # The runs' data dirs hold what they were told: none is left behind.
+    assert not [path.name for path in scratch.iterdir() if path.name.startswith("aniso-bench")]
     assert result.stderr == b""  # quiet under --json
     figures = json.loads(result.stdout)
     assert set(figures) == {
