@@ -101,3 +101,20 @@ def test_forgetting_a_turn_erases_its_words_from_the_turns_after_it(
     assert set(rows) == {tyres}, "the two turns after it held its words"
     assert "marcus" not in " ".join(stems for stems, _ in rows.values())
     assert str(tell) in rows[tyres][1].split() and str(answer) in rows[tyres][1].split()
+
+
+def test_the_context_search_leaves_out_terms_common_in_turns(
+    memory: TieredMemory, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, answer, _ = say(memory, clock, *TURNS)
+    say(memory, clock, "Marcus called", "Marcus again")  # "marcus" is in three turns now
+
+    def found() -> list[int]:
+        hits = lexical.search_scored(
+            memory.db, lexical.EPISODES, "what about Marcus?", limit=10, context_weight=0.3
+        )
+        return [rowid for rowid, _ in hits]
+
+    assert answer in found()
+    monkeypatch.setattr(lexical, "CONTEXT_COMMON_ROWS", 2)
+    assert answer not in found(), "a term in more turns than the cut is left out here"

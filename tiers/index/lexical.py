@@ -34,6 +34,8 @@ COMMON_ROWS = 1000
 # by leave-one-out (DESIGN-NOTES, issue 19): an answer often follows "tell me more".
 CONTEXT_TURNS = 2
 CONTEXT_GAP = timedelta(hours=6)
+# The context search leaves out terms found in more turns than this (see search_scored).
+CONTEXT_COMMON_ROWS = 250
 
 
 def stemmed(text: str) -> str:
@@ -154,9 +156,13 @@ def search_scored(
         terms += [term for term in when.terms(query, now) if term not in terms]
     if context_weight <= 0 or table != EPISODES:
         return search_terms(db, table, terms, limit=limit)
-    kept = selective_terms(db, table, terms)
+    counts = document_counts(db, table, terms)
+    kept = selective_terms(db, table, terms, counts=counts)
     own = search_terms(db, table, kept, limit=limit, counts={})
-    before = search_terms(db, CONTEXT, kept, limit=limit, counts={})
+    # A context row holds two turns' words: a term common in turns is twice as common
+    # here, and scoring its rows is what a search costs. Such terms barely rank.
+    rarer = [term for term in kept if counts.get(term, 0) <= CONTEXT_COMMON_ROWS]
+    before = search_terms(db, CONTEXT, rarer, limit=limit, counts={}) if rarer else []
     merged = dict(own)
     for rowid, score in before:
         merged[rowid] = merged.get(rowid, 0.0) + context_weight * score
