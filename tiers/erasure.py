@@ -150,6 +150,7 @@ def erase(
     live_ids = [r[0] for r in live]
     select_in(db, "DELETE FROM episodes WHERE id IN ({})", live_ids)
     lexical.unindex_episodes(db, live_ids + [r[0] for r in packed])
+    lexical.forget_context(db, live_ids + [r[0] for r in packed])
     select_in(db, "DELETE FROM archive WHERE episode_id IN ({})", [r[0] for r in packed])
     erased.episodes, erased.archived = len(live), len(packed)
     forgotten = set(live_ids) | {r[0] for r in packed}
@@ -260,6 +261,7 @@ def _remove_block(db: sqlite_utils.Database, block_id: int, erased: Erased) -> N
         for row in db.execute("SELECT episode_id FROM archive WHERE block_id = ?", [block_id])
     ]
     lexical.unindex_episodes(db, packed)
+    lexical.forget_context(db, packed)
     erased.vector_keys += [archive_key(episode_id) for episode_id in packed]
     db.execute("DELETE FROM archive WHERE block_id = ?", [block_id])
     db.execute("DELETE FROM blocks WHERE id = ?", [block_id])

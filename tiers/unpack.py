@@ -243,7 +243,11 @@ def deep(
             lexical.index_episode(
                 db, int(cursor.lastrowid or 0), episode["user_text"], episode["at"]
             )
-        # The archived rows are found through their copies now, not twice.
+        # The archived rows are found through their copies now, not twice; a copy
+        # keeps the words of the turns before it.
+        lexical.move_context(
+            db, {episode["id"]: new for episode, new in zip(archived, restored_ids, strict=True)}
+        )
         lexical.unindex_episodes(db, [episode["id"] for episode in archived])
         archive.mark_restored(db, block_id)
         total = len(moved) + len(restored_ids)

@@ -265,6 +265,20 @@ def m007_outbox_ref(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX outbox_ref ON outbox(ref, op, id)")
 
 
+@MIGRATIONS()
+def m008_episode_context(db: sqlite_utils.Database) -> None:
+    """The words of the turns before each episode (`tiers.index.lexical.index_context`),
+    derived from the episodes and the archive, so an existing data dir gains them on
+    open. `sources` (not searched) names the turns they came from, for forgetting."""
+    from aniso.tiers.index import lexical, reindex  # the stemmer; only this step needs it
+
+    db.execute(
+        f"CREATE VIRTUAL TABLE {lexical.CONTEXT} USING "
+        "fts5(stems, sources UNINDEXED, tokenize = 'unicode61')"
+    )
+    lexical.index_contexts(db, reindex.turns(db))
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

@@ -274,6 +274,7 @@ def forget(services: Services, plan: Plan, *, remove_profile: bool) -> dict[str,
                     "procedure_links",
                     lexical.EPISODES,
                     lexical.BLOCKS,
+                    lexical.CONTEXT,
                 ):
                     db.execute(f"DELETE FROM {table}")
                 db.execute("DELETE FROM audit WHERE kind IN ('redaction', 'miss')")

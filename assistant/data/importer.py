@@ -44,7 +44,7 @@ from aniso.data.document import (
 from aniso.data.export import CACHED_TEXTS
 from aniso.data.reading import ExportFile, items
 from aniso.tiers import archive
-from aniso.tiers.index import lexical
+from aniso.tiers.index import lexical, reindex
 from aniso.tiers.model import TIERS
 
 Mode = Literal["merge", "replace"]
@@ -63,6 +63,7 @@ MEMORY_TABLES = (
     "unpack_state",
     lexical.EPISODES,
     lexical.BLOCKS,
+    lexical.CONTEXT,
 )
 
 
@@ -407,6 +408,8 @@ def write_document(
                 writer.event(record)
                 report.tier_events += 1
         report.redacted = writer.redacted
+        # Imported turns may fall between turns already here: derive every context.
+        lexical.index_contexts(db, reindex.turns(db))
         _queue_vectors(db, shift)
         db.execute(
             "INSERT INTO audit (at, kind, detail) VALUES (?, 'import', ?)",

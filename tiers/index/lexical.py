@@ -9,7 +9,7 @@ The index is derived from SQLite and rebuilt by `aniso reindex`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlite_utils
 
@@ -19,6 +19,9 @@ from aniso.tiers.text import match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
 BLOCKS = "block_fts"
+# Each episode's predecessor's stems, keyed by the episode (`index_context`): a reply
+# often holds no word of the question, the turn it answers does.
+CONTEXT = "episode_context_fts"
 # Each FTS table's fts5vocab view: how many rows hold a term (assistant/schema.py).
 VOCABULARY = {EPISODES: "episode_vocab", BLOCKS: "block_vocab"}
 # A query term found in more rows than this is left out while a rarer term remains.
@@ -26,6 +29,15 @@ VOCABULARY = {EPISODES: "episode_vocab", BLOCKS: "block_vocab"}
 # made each recall O(N) (the soak's p50 rose 39% over 5k messages); such a word
 # barely moves BM25 (low IDF), and the dense side still reads the whole query.
 COMMON_ROWS = 1000
+# The turns before an episode whose words it is also found by, and how far back they
+# may be (blocks.GAP: further back is another conversation). 1 and 2 were compared
+# by leave-one-out (DESIGN-NOTES, issue 19): an answer often follows "tell me more".
+CONTEXT_TURNS = 2
+CONTEXT_GAP = timedelta(hours=6)
+# The context search leaves out terms found in more turns than this (see search_scored):
+# at 250 it still cost up to +17% CPU p95 at 10k, at 100 +2%; LoCoMo and the synthetic
+# conversations rank the same at both.
+CONTEXT_COMMON_ROWS = 100
 
 
 def stemmed(text: str) -> str:
@@ -46,6 +58,66 @@ def index_episode(
     db.execute(f"INSERT INTO {EPISODES} (rowid, stems) VALUES (?, ?)", [episode_id, terms])
 
 
+def index_context(
+    db: sqlite_utils.Database, episode_id: int, before: Sequence[tuple[int, str]]
+) -> None:
+    """Index the words of the turns said just before episode `episode_id` under its id,
+    in a table of their own: a search weighs them below the turn's own words
+    (`search_scored`'s `context_weight`), and what recall shows is the turn alone.
+    `sources` names the turns the words came from, so forgetting one erases them here
+    too (`forget_context`)."""
+    db.execute(f"DELETE FROM {CONTEXT} WHERE rowid = ?", [episode_id])
+    terms = stemmed(" ".join(text for _, text in before))
+    if terms:
+        db.execute(
+            f"INSERT INTO {CONTEXT} (rowid, stems, sources) VALUES (?, ?, ?)",
+            [episode_id, terms, " ".join(str(source) for source, _ in before)],
+        )
+
+
+def predecessors(db: sqlite_utils.Database, at: datetime) -> list[tuple[int, str]]:
+    """The `CONTEXT_TURNS` latest episodes said at or before `at` and within
+    `CONTEXT_GAP` of it (id, words), latest first: the turns a new one follows."""
+    rows = db.execute(
+        "SELECT id, user_text, at FROM episodes WHERE at <= ? ORDER BY at DESC, id DESC LIMIT ?",
+        [at.isoformat(), CONTEXT_TURNS],
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows if at - datetime.fromisoformat(r[2]) <= CONTEXT_GAP]
+
+
+def index_contexts(db: sqlite_utils.Database, turns: Sequence[tuple[int, str, str]]) -> None:
+    """Refill the context table from `turns` (id, words, when said), as `predecessors`
+    would have found them at write time: reindex, import, and a data dir made before
+    the table existed (its migration)."""
+    db.execute(f"DELETE FROM {CONTEXT}")
+    recent: list[tuple[int, str, datetime]] = []
+    for episode_id, text, at in sorted(turns, key=lambda turn: (turn[2], turn[0])):
+        said = datetime.fromisoformat(at)
+        before = [(i, t) for i, t, when_said in recent if said - when_said <= CONTEXT_GAP]
+        index_context(db, episode_id, before)
+        recent = [(episode_id, text, said), *recent][:CONTEXT_TURNS]
+
+
+def move_context(db: sqlite_utils.Database, moves: dict[int, int]) -> None:
+    """Key context rows by new episode ids (a restore copies archived turns anew)."""
+    for old, new in moves.items():
+        db.execute(f"UPDATE {CONTEXT} SET rowid = ? WHERE rowid = ?", [new, old])
+
+
+def forget_context(db: sqlite_utils.Database, episode_ids: Sequence[int]) -> None:
+    """Erase every context row holding the words of a forgotten episode (and their
+    own rows). The scan reads the small `sources` column; forgetting is rare."""
+    if not episode_ids:
+        return
+    gone = {str(i) for i in episode_ids}
+    holding = [
+        rowid
+        for rowid, sources in db.execute(f"SELECT rowid, sources FROM {CONTEXT}")
+        if gone.intersection((sources or "").split())
+    ]
+    select_in(db, f"DELETE FROM {CONTEXT} WHERE rowid IN ({{}})", [*holding, *episode_ids])
+
+
 def index_block(db: sqlite_utils.Database, block_id: int, text: str) -> None:
     db.execute(f"DELETE FROM {BLOCKS} WHERE rowid = ?", [block_id])
     if text.strip():
@@ -54,6 +126,7 @@ def index_block(db: sqlite_utils.Database, block_id: int, text: str) -> None:
 
 def unindex_episodes(db: sqlite_utils.Database, episode_ids: list[int]) -> None:
     select_in(db, f"DELETE FROM {EPISODES} WHERE rowid IN ({{}})", episode_ids)
+    select_in(db, f"DELETE FROM {CONTEXT} WHERE rowid IN ({{}})", episode_ids)
 
 
 def unindex_block(db: sqlite_utils.Database, block_id: int) -> None:
@@ -72,6 +145,7 @@ def search_scored(
     *,
     limit: int,
     now: datetime | None = None,
+    context_weight: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(row id, BM25 relevance) best first; relevance is positive, higher is better.
     Given `now`, the query's time expressions ("in June", "last week") search too.
@@ -82,7 +156,19 @@ def search_scored(
     terms = query_terms(query)
     if now is not None:
         terms += [term for term in when.terms(query, now) if term not in terms]
-    return search_terms(db, table, terms, limit=limit)
+    if context_weight <= 0 or table != EPISODES:
+        return search_terms(db, table, terms, limit=limit)
+    counts = document_counts(db, table, terms)
+    kept = selective_terms(db, table, terms, counts=counts)
+    own = search_terms(db, table, kept, limit=limit, counts={})
+    # A context row holds two turns' words: a term common in turns is twice as common
+    # here, and scoring its rows is what a search costs. Such terms barely rank.
+    rarer = [term for term in kept if counts.get(term, 0) <= CONTEXT_COMMON_ROWS]
+    before = search_terms(db, CONTEXT, rarer, limit=limit, counts={}) if rarer else []
+    merged = dict(own)
+    for rowid, score in before:
+        merged[rowid] = merged.get(rowid, 0.0) + context_weight * score
+    return sorted(merged.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
 
 def search_terms(
@@ -171,5 +257,5 @@ def indexed_stems(db: sqlite_utils.Database, episode_ids: Sequence[int]) -> dict
 
 def optimize(db: sqlite_utils.Database) -> None:
     """Merge FTS segments, so deleted rows' terms leave the shadow tables for good."""
-    for table in (EPISODES, BLOCKS):
+    for table in (EPISODES, BLOCKS, CONTEXT):
         db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")

@@ -33,6 +33,7 @@ def rebuild(
             lexical.index_episode(db, row["id"], row["user_text"], row["at"])
         for episode_id, text, at in _archived(db):
             lexical.index_episode(db, episode_id, text, at)
+        lexical.index_contexts(db, turns(db))
         for row in db.query(
             "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
         ):
@@ -60,6 +61,13 @@ def rebuild(
         if advance is not None:
             advance(len(chunk))
     return {"episodes": len(rows), "blocks": len(blocks), "archived": len(packed)}
+
+
+def turns(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
+    """Every searchable turn, live or archived (id, words, when said): what the
+    context index is derived from (`lexical.index_contexts`)."""
+    live = [(r[0], r[1], r[2]) for r in db.execute("SELECT id, user_text, at FROM episodes")]
+    return live + [(i, text, at) for i, text, at in _archived(db) if at is not None]
 
 
 def _archived(db: sqlite_utils.Database) -> list[tuple[int, str, str | None]]:
