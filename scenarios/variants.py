@@ -85,6 +85,11 @@ class CachedEmbedder:
     def dimension(self) -> int:
         return self.inner.dimension
 
+    @property
+    def english_only(self) -> bool:
+        """The inner model's: a scenario's recall must weigh words as the product's does."""
+        return self.inner.english_only
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
         if missing:

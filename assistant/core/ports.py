@@ -50,6 +50,13 @@ class Embedder(Protocol):
         """Length of every vector; read-only, so a plain attribute or a property fits."""
         ...
 
+    @property
+    def english_only(self) -> bool:
+        """Whether the model was trained on English only. Its vectors for a mostly
+        Cyrillic text are weak evidence, so recall leans on words for such a query
+        (`DenseMemory.reads`). A plain attribute or a property fits."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 

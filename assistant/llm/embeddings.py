@@ -23,6 +23,10 @@ class LiteLLMEmbedder:
     one probe request. Remote vectors are re-normalised, since not every provider does.
     """
 
+    english_only: bool = False
+    """Providers' embedding models are multilingual as a rule; one that is not reads
+    Russian as poorly as it would anyway, with no worse fallback than the default."""
+
     def __init__(self, model: str, *, batch_size: int = 128, timeout: float = 60.0) -> None:
         self.model = model
         self._batch_size = batch_size

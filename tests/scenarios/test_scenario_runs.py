@@ -250,3 +250,15 @@ def test_a_run_terminated_while_it_starts_leaves_nothing(suite: Path, tmp_path: 
     printed a traceback, in about one run in two, so five runs nearly always catch it."""
     for attempt in range(5):
         assert not _terminate_run(suite, tmp_path / str(attempt), "2", delay=0.003 * attempt)
+
+
+def test_the_runs_embedder_weighs_russian_as_the_products_does() -> None:
+    """Scenarios cache the product's embedder; the cache must say what the model reads,
+    or a Russian scenario's recall would weigh words as no user's recall does."""
+    from aniso.core.settings import Settings
+    from aniso.scenarios.variants import CachedEmbedder
+    from aniso.services import make_embedder
+
+    product = make_embedder(Settings().embedding)
+    cached = CachedEmbedder(product)
+    assert cached.english_only is product.english_only is True

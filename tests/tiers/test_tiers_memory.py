@@ -171,6 +171,7 @@ class _EnglishOnly:
 
 class _Multilingual:
     dimension = 3
+    english_only = False
 
 
 def test_an_english_only_embedder_does_not_read_cyrillic(data_dir: Path) -> None:
@@ -244,6 +245,7 @@ def test_a_message_is_embedded_once_to_be_stored_and_recalled(
 
     class Counting:
         dimension = real.dimension
+        english_only = real.english_only
 
         def embed(self, texts):  # type: ignore[no-untyped-def]
             seen.append(list(texts))

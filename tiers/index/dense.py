@@ -129,7 +129,7 @@ class DenseMemory:
         """Whether the embedder was trained on text like this: an embedder that says it
         reads English only (`english_only`) does not read a mostly Cyrillic text, and
         its neighbours for one are weak evidence (recall then leans on its stems)."""
-        if not getattr(self.embedder, "english_only", False):
+        if not self.embedder.english_only:
             return True
         letters = [ch for ch in text if ch.isalpha()]
         foreign = sum(1 for ch in letters if CYRILLIC.match(ch))
