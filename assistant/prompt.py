@@ -157,7 +157,9 @@ def fit_memories(
     lean: list[tuple[MemoryItem, MemoryItem]] = []
     for item in memories:
         words = user_words(item.text)
-        short = item if words == item.text else replace(item, text=words)
+        short = (
+            item if words == item.text else replace(item, text=words, tokens=count_tokens(words))
+        )
         cost = count_tokens(render_item(short))
         if cost <= remaining:
             lean.append((item, short))

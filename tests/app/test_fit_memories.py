@@ -45,6 +45,8 @@ def test_every_users_words_fit_before_any_reply() -> None:
     kept = fit_memories(items, budget_tokens=words_only, profile_text="")
     assert [item.text for item in kept] == SAID
     assert [item.block_id for item in kept] == [1, 2, 3]
+    # What `memory` and `ask --json` report as injected is what the model sees.
+    assert [item.tokens for item in kept] == [count_tokens(text) for text in SAID]
 
 
 def test_replies_come_back_in_rank_order_while_they_fit() -> None:
