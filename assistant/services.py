@@ -28,6 +28,7 @@ from aniso.profile.store import ProfileStore
 from aniso.refresh import Refresher, changes_since
 from aniso.reuse import Reuse
 from aniso.tiers.compaction import Compactor
+from aniso.tiers.index import reindex
 from aniso.tiers.index.dense import DenseMemory
 from aniso.tiers.index.embeddings import LocalMiniLM
 from aniso.tiers.index.vector_host import HostedIndex
@@ -164,7 +165,9 @@ def make_memory(
         )
 
     dense = DenseMemory(db, embedder, open_index, warn=warn)
-    return TieredMemory(db, dense, fusion=settings.recall_fusion)
+    memory = TieredMemory(db, dense, fusion=settings.recall_fusion)
+    reindex.derive_pending(db)  # what a migration could not derive without the stemmer
+    return memory
 
 
 def build(

@@ -267,16 +267,23 @@ def m007_outbox_ref(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS()
 def m008_episode_context(db: sqlite_utils.Database) -> None:
-    """The words of the turns before each episode (`tiers.index.lexical.index_context`),
-    derived from the episodes and the archive, so an existing data dir gains them on
-    open. `sources` (not searched) names the turns they came from, for forgetting."""
-    from aniso.tiers.index import lexical, reindex  # the stemmer; only this step needs it
+    """The words of the turns before each episode (`tiers.index.lexical.index_context`);
+    `sources` (not searched) names the turns they came from, for forgetting.
 
-    db.execute(
-        f"CREATE VIRTUAL TABLE {lexical.CONTEXT} USING "
-        "fts5(stems, sources UNINDEXED, tokenize = 'unicode61')"
+    Deriving them from an existing data dir's episodes needs the stemmer, which the
+    storage layer does not import (LAYOUT.md). So the table is created empty and noted
+    in `derived_pending`, and the composition root fills it on the same open
+    (`tiers.index.reindex.derive_pending`)."""
+    _run_script(
+        db,
+        """
+        CREATE VIRTUAL TABLE episode_context_fts
+            USING fts5(stems, sources UNINDEXED, tokenize = 'unicode61');
+        -- derived tables a migration created empty, for the domain layer to fill
+        CREATE TABLE derived_pending (name TEXT PRIMARY KEY);
+        INSERT INTO derived_pending (name) VALUES ('episode_context');
+        """,
     )
-    lexical.index_contexts(db, reindex.turns(db))
 
 
 def _run_script(db: sqlite_utils.Database, script: str) -> None:

@@ -82,6 +82,7 @@ def test_an_existing_data_dir_derives_the_context_on_open(
     assert len(written) == 3
     # A data dir made before the table existed: no table, the migration not applied.
     memory.db.execute(f"DROP TABLE {lexical.CONTEXT}")
+    memory.db.execute("DROP TABLE derived_pending")
     memory.db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_episode_context'")
     memory.db.conn.commit()
     memory.db.conn.close()

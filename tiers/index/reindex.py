@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 
 import sqlite_utils
 
 from aniso.core.db import transaction
+from aniso.core.errors import StoreError
 from aniso.core.ports import Progress
 from aniso.tiers import archive
 from aniso.tiers.index import lexical, vector_erasure
@@ -15,6 +17,7 @@ from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 
 BATCH = 256
+_log = logging.getLogger(__name__)
 
 
 def rebuild(
@@ -34,6 +37,7 @@ def rebuild(
         for episode_id, text, at in _archived(db):
             lexical.index_episode(db, episode_id, text, at)
         lexical.index_contexts(db, turns(db))
+        db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
         for row in db.query(
             "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
         ):
@@ -61,6 +65,29 @@ def rebuild(
         if advance is not None:
             advance(len(chunk))
     return {"episodes": len(rows), "blocks": len(blocks), "archived": len(packed)}
+
+
+PENDING_CONTEXT = "episode_context"
+"""`derived_pending`'s name for the context table (`core.schema.m008_episode_context`)."""
+
+
+def derive_pending(db: sqlite_utils.Database) -> None:
+    """Fill the derived tables a migration created empty, once: a data dir made before
+    the context table existed gains its rows on its first open since. Two processes
+    opening at once queue on the write lock, and the second finds nothing left to do.
+    A data dir that cannot be written keeps the note and is filled on a later open;
+    until then its turns are found by their own words only."""
+    pending = "SELECT 1 FROM derived_pending WHERE name = ?"
+    if db.execute(pending, [PENDING_CONTEXT]).fetchone() is None:
+        return
+    try:
+        with transaction(db):
+            if db.execute(pending, [PENDING_CONTEXT]).fetchone() is None:
+                return
+            lexical.index_contexts(db, turns(db))
+            db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
+    except StoreError as error:
+        _log.warning("the turns' context index was not built yet: %s", error)
 
 
 def turns(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
