@@ -409,7 +409,7 @@ def write_document(
                 report.tier_events += 1
         report.redacted = writer.redacted
         # Imported turns may fall between turns already here: derive every context.
-        lexical.index_contexts(db, reindex.turns(db))
+        reindex.fill_contexts(db)
         _queue_vectors(db, shift)
         db.execute(
             "INSERT INTO audit (at, kind, detail) VALUES (?, 'import', ?)",

@@ -9,12 +9,12 @@ The index is derived from SQLite and rebuilt by `aniso reindex`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import sqlite_utils
 
 from aniso.core.db import select_in
-from aniso.tiers import when
+from aniso.tiers import blocks, when
 from aniso.tiers.text import match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
@@ -30,10 +30,10 @@ VOCABULARY = {EPISODES: "episode_vocab", BLOCKS: "block_vocab"}
 # barely moves BM25 (low IDF), and the dense side still reads the whole query.
 COMMON_ROWS = 1000
 # The turns before an episode whose words it is also found by, and how far back they
-# may be (blocks.GAP: further back is another conversation). 1 and 2 were compared
+# may be (a block's gap: further back is another conversation). 1 and 2 were compared
 # by leave-one-out (DESIGN-NOTES, issue 19): an answer often follows "tell me more".
 CONTEXT_TURNS = 2
-CONTEXT_GAP = timedelta(hours=6)
+CONTEXT_GAP = blocks.GAP
 # The context search leaves out terms found in more turns than this (see search_scored):
 # at 250 it still cost up to +17% CPU p95 at 10k, at 100 +2%; LoCoMo and the synthetic
 # conversations rank the same at both.

@@ -36,8 +36,7 @@ def rebuild(
             lexical.index_episode(db, row["id"], row["user_text"], row["at"])
         for episode_id, text, at in _archived(db):
             lexical.index_episode(db, episode_id, text, at)
-        lexical.index_contexts(db, turns(db))
-        db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
+        fill_contexts(db)
         for row in db.query(
             "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
         ):
@@ -84,10 +83,16 @@ def derive_pending(db: sqlite_utils.Database) -> None:
         with transaction(db):
             if db.execute(pending, [PENDING_CONTEXT]).fetchone() is None:
                 return
-            lexical.index_contexts(db, turns(db))
-            db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
+            fill_contexts(db)
     except StoreError as error:
         _log.warning("the turns' context index was not built yet: %s", error)
+
+
+def fill_contexts(db: sqlite_utils.Database) -> None:
+    """Derive the whole context table from every turn, inside the caller's transaction,
+    and clear the migration's note: reindex, import and `derive_pending` all end here."""
+    lexical.index_contexts(db, turns(db))
+    db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
 
 
 def turns(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
