@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from embedded_helpers import fresh_model, whole_reply
 
 from aniso.core.settings import load_settings
 from aniso.llm import embedded, prefix_cache
@@ -35,29 +36,12 @@ def _messages(profile: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "aniso"
-
-
-def _fresh() -> Any:
-    llama = embedded.load_model()
-    llama.reset()
-    return llama
+def _own_cache(cache: Path) -> None:
+    """Each test's prompt cache is its own (`cache`)."""
 
 
 def _reply(messages: list[dict[str, Any]]) -> str:
     return "".join(embedded.generate(messages, max_tokens=24, temperature=0.0))
-
-
-def _whole(messages: list[dict[str, Any]]) -> str:
-    """The reply with the prompt evaluated in one go: no cache, nothing ahead."""
-    llama = _fresh()
-    stream = llama.create_chat_completion(
-        messages=messages, stream=True, max_tokens=24, temperature=0.0, top_p=0.9,
-        repeat_penalty=1.15,
-    )  # fmt: skip
-    return "".join(chunk["choices"][0]["delta"].get("content") or "" for chunk in stream)
 
 
 def _held(llama: Any) -> list[int]:
@@ -69,8 +53,8 @@ PROFILE = "Name: Marta\nDiet: vegetarian\nTone: brief"
 
 def test_the_start_is_evaluated_and_the_reply_is_the_whole_prompts() -> None:
     messages = _messages(PROFILE)
-    whole = _whole(messages)
-    llama = _fresh()
+    whole = whole_reply(messages)
+    llama = fresh_model()
     embedded.ahead(_start(PROFILE)).join()
     held = _held(llama)
     preamble = prefix_cache.prefix_tokens(llama, messages)
@@ -82,8 +66,8 @@ def test_the_start_is_evaluated_and_the_reply_is_the_whole_prompts() -> None:
 def test_a_profile_the_message_changed_is_evaluated_from_the_change() -> None:
     changed = PROFILE.replace("vegetarian", "vegan, no honey")
     messages = _messages(changed)
-    whole = _whole(messages)
-    llama = _fresh()
+    whole = whole_reply(messages)
+    llama = fresh_model()
     embedded.ahead(_start(PROFILE)).join()
     assert _reply(messages) == whole
     prompt = prefix_cache.prompt_tokens(llama, messages)
@@ -91,7 +75,7 @@ def test_a_profile_the_message_changed_is_evaluated_from_the_change() -> None:
 
 
 def test_a_second_start_keeps_what_the_model_holds() -> None:
-    llama = _fresh()
+    llama = fresh_model()
     embedded.ahead(_start(PROFILE)).join()
     first = _held(llama)
     embedded.ahead(_start(PROFILE)).join()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from embedded_helpers import fresh_model, whole_reply
 
 from aniso.llm import embedded, prefix_cache
 from aniso.prompt import SMALL_MODEL_PREAMBLE
@@ -20,42 +21,23 @@ MESSAGES = [
 ]
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "aniso"
-
-
-def _fresh() -> Any:
-    """The process's model, emptied: as a new process would start."""
-    llama = embedded.load_model()
-    llama.reset()
-    return llama
-
-
 def _reply(messages: list[dict[str, Any]] = MESSAGES) -> str:
     return "".join(embedded.generate(messages, max_tokens=24, temperature=0.0))
 
 
 def _uncached_reply() -> str:
-    """The reply with the prompt evaluated in one go, no cache involved."""
-    llama = _fresh()
-    stream = llama.create_chat_completion(
-        messages=MESSAGES, stream=True, max_tokens=24, temperature=0.0, top_p=0.9,
-        repeat_penalty=1.15,
-    )  # fmt: skip
-    return "".join(chunk["choices"][0]["delta"].get("content") or "" for chunk in stream)
+    return whole_reply(MESSAGES)
 
 
 def test_a_loaded_prefix_gives_the_same_reply(cache: Path) -> None:
     plain = _uncached_reply()
-    _fresh()
+    fresh_model()
     assert embedded.prime(MESSAGES) == "saved"
     assert [p.name for p in cache.iterdir()] and plain
-    _fresh()
+    fresh_model()
     assert embedded.prime(MESSAGES) == "loaded"
     assert _reply() == plain
-    _fresh()
+    fresh_model()
     assert _reply() == plain  # primed inside the generation too
 
 
@@ -63,25 +45,25 @@ def test_a_corrupt_file_is_one_log_line_and_is_rebuilt(
     cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     plain = _uncached_reply()
-    _fresh()
+    fresh_model()
     embedded.prime(MESSAGES)
     (state,) = cache.iterdir()
     state.write_bytes(state.read_bytes()[:1000])  # cut short, as by a full disk
-    _fresh()
+    fresh_model()
     with caplog.at_level(logging.WARNING, logger="aniso.llm.prefix_cache"):
         assert _reply() == plain
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "\n" not in warnings[0], warnings
     assert state.read_bytes().startswith(prefix_cache.MAGIC)
-    _fresh()
+    fresh_model()
     assert embedded.prime(MESSAGES) == "loaded"
 
 
 def test_one_file_at_a_time(cache: Path) -> None:
-    _fresh()
+    fresh_model()
     embedded.prime(MESSAGES)
     other = [{"role": "system", "content": "You are a terse assistant.\n\nToday."}, MESSAGES[1]]
-    _fresh()
+    fresh_model()
     assert embedded.prime(other) == "saved"
     assert len(list(cache.iterdir())) == 1
 
@@ -103,7 +85,7 @@ def test_the_cached_start_holds_the_memory_rule() -> None:
     )
     assert content.split("\n\n")[0] == SMALL_MODEL_START
     assert f"{MEMORY_HEADER}\n\n[memory 1 | hot | 2026-01-04]" in content
-    llama = _fresh()
+    llama = fresh_model()
     messages = [{"role": "system", "content": content}, {"role": "user", "content": "hi"}]
     prefix = prefix_cache.prefix_tokens(llama, messages)
     start = prefix_cache.prefix_tokens(llama, [{"role": "system", "content": SMALL_MODEL_START}])
