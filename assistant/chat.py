@@ -159,14 +159,6 @@ class Assistant:
             procedure=offer,
         )
 
-    def _ahead(self) -> None:
-        """Start the model on the prompt's known start (`LLMGateway.ahead`); a saving
-        only, so a failure here never costs the reply."""
-        try:
-            self.gateway.ahead(self.controller.known_start())
-        except Exception as error:  # noqa: BLE001 - the reply evaluates its prompt whole
-            logging.getLogger(__name__).info("prompt start: %s", type(error).__name__)
-
     def send(
         self,
         text: str,
@@ -179,7 +171,6 @@ class Assistant:
         model failures come back as `Reply.error` after the message is stored.
         `on_briefs` receives the briefs of open threads the message returns to after a
         pause, before the first token."""
-        self._ahead()
         observation = self.controller.observe(text)
         briefs = self._briefs(observation.episode_id)
         offer = self._offer(observation.stored_text, observation.episode_id)

@@ -267,17 +267,6 @@ class MemoryController:
             return ""
         return self.profile.prompt_text()
 
-    def known_start(self) -> str:
-        """The start of the next prompt's system message that no step of the turn
-        changes unless the message changes the profile: `assemble`'s, before its
-        briefs, procedure and memories (`LLMGateway.ahead`)."""
-        return system_prompt(
-            profile_text=self.profile_text(),
-            memories=[],
-            now=self.clock(),
-            small_model=self.settings.is_embedded_model,
-        )
-
     def assemble(
         self,
         observation: Observation,

@@ -23,7 +23,6 @@ from typing import Any
 from aniso.core import timings
 from aniso.core.errors import ConfigError, ModelError
 
-log = logging.getLogger(__name__)
 N_CTX = 4096
 # A prompt is a batch, which a second core speeds up; a reply is one token at a time,
 # each a few small matrix products of a 135M model, where a second OpenMP worker only
@@ -253,52 +252,6 @@ def _prime(llama: Any, messages: list[dict[str, Any]]) -> str:
     except (RuntimeError, ValueError) as error:  # the cache only ever saves time
         llama.reset()
         return f"skipped: {error}"
-
-
-def ahead(system_start: str) -> threading.Thread:
-    """Evaluate, on a thread, the start of the next prompt that is known before its
-    memories are: the system message up to them (the fixed start, the date, the
-    profile). The turn's reply then evaluates only what follows.
-
-    Why: the model waits while the turn guards, stores, learns from and recalls for
-    the message (a quarter of a second of Python), then evaluates its whole prompt,
-    3-4 ms a token on 2 cores: a profile of 100 tokens is 0.35 s before the first
-    token. Started when the turn starts, that part runs on the second core meanwhile.
-
-    Nothing has to be guessed right: llama.cpp keeps the longest start the next prompt
-    shares with what it holds (`Llama.generate`), so a message that changes the profile
-    makes the reply evaluate from the change on, as it would have anyway. The state
-    stays in this process's memory; nothing is written. A failure is only logged: the
-    reply then evaluates its prompt whole.
-    """
-    thread = threading.Thread(target=_ahead, args=(system_start,), name="aniso-ahead")
-    thread.start()
-    return thread
-
-
-def _ahead(system_start: str) -> None:
-    from aniso.llm import prefix_cache
-
-    known = [{"role": "system", "content": system_start}]
-    followed = [{"role": "system", "content": f"{system_start}\n\n#"}]  # memories next
-    try:
-        llama = load_model()
-        with _in_use:
-            _prime(llama, known)
-            tokens = prefix_cache.shared_start(
-                prefix_cache.prompt_tokens(llama, known),
-                prefix_cache.prompt_tokens(llama, followed),
-            )
-            held = prefix_cache.shared_start(list(llama.input_ids[: llama.n_tokens]), tokens)
-            if len(tokens) > len(held):
-                llama.n_tokens = len(held)
-                try:
-                    llama.eval(tokens[len(held) :])
-                except BaseException:
-                    llama.reset()  # half evaluated: the reply starts from nothing
-                    raise
-    except Exception as error:  # noqa: BLE001 - the reply evaluates its prompt whole
-        log.info("prompt start not evaluated ahead: %s", type(error).__name__)
 
 
 def _stream(

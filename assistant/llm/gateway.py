@@ -154,15 +154,6 @@ class LLMGateway:
                 "use a litellm model string such as gpt-4o-mini or ollama/llama3.2"
             ) from None
 
-    def ahead(self, system_start: str) -> None:
-        """Let the model evaluate the known start of the next prompt while the turn
-        prepares the rest (`embedded.ahead`). Only the embedded model keeps a prompt
-        between calls here; a remote provider caches prompts on its own side."""
-        if self.is_embedded:
-            from aniso.llm.embedded import ahead
-
-            ahead(system_start)
-
     def stream(self, request: CompletionRequest) -> Iterator[str]:
         """Yield reply text as it arrives.
 

@@ -34,42 +34,34 @@ MAGIC = b"aniso-prefix-state 1\n"
 NAME = "prefix-{key}.state"
 
 
-def prompt_tokens(llama: Any, messages: list[dict[str, Any]]) -> list[int]:
-    """The tokens of `messages` as the model's chat template lays them out, the way
-    llama-cpp-python's chat completion tokenizes its prompt. Empty without a template."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    template = llama.metadata.get("tokenizer.chat_template")
-    if not template or not messages:
-        return []
-    formatter = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
-    result = formatter(messages=messages)  # type: ignore[arg-type]
-    return list(
-        llama.tokenize(
-            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
-        )
-    )
-
-
-def shared_start(first: list[int], second: list[int]) -> list[int]:
-    """The tokens both lists start with."""
-    shared = 0
-    for a, b in zip(first, second, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return first[:shared]
-
-
 def prefix_tokens(llama: Any, messages: list[dict[str, Any]]) -> list[int]:
     """The tokens every prompt with this system preamble starts with: those the full
     prompt shares with a prompt of the preamble alone (first paragraph of the system
     message). Empty without a system message or a chat template."""
-    if not messages or messages[0].get("role") != "system":
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template or not messages or messages[0].get("role") != "system":
         return []
     preamble = str(messages[0].get("content") or "").split("\n\n")[0]
-    fixed = prompt_tokens(llama, [{"role": "system", "content": preamble}])
-    return shared_start(prompt_tokens(llama, messages), fixed)
+    formatter = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
+
+    def tokens(items: list[dict[str, Any]]) -> list[int]:
+        result = formatter(messages=items)  # type: ignore[arg-type]
+        return list(
+            llama.tokenize(
+                result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+            )
+        )
+
+    full = tokens(messages)
+    fixed = tokens([{"role": "system", "content": preamble}])
+    shared = 0
+    for a, b in zip(full, fixed, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return full[:shared]
 
 
 def _key(llama: Any, model_path: Path, prefix: list[int]) -> str:
