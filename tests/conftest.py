@@ -32,8 +32,18 @@ SHARED = REPO.parent / "shared"
 DAY0 = datetime(2026, 1, 5, 19, 0, tzinfo=UTC)
 
 
+@pytest.fixture(scope="session")
+def shared_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache dir for the whole run, as a user has one: what it holds is derived from
+    the install only (`core.cache`), and each test's own home would rebuild it (the
+    embedder's mapped weights alone are 90 MB) in every process a test starts."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cache_dir: Path
+) -> Iterator[Path]:
     for name in list(os.environ):
         if name.startswith("ANISO_"):
             monkeypatch.delenv(name)
@@ -42,6 +52,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared_cache_dir))
     monkeypatch.setenv("ANISO_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("ANISO_CONFIG", str(tmp_path / "config.toml"))
     # The scripted LLM answers chat turns in queue order; LLM profile extraction would

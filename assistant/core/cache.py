@@ -27,7 +27,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -169,3 +169,85 @@ def _open_saved(path: Path, key: str) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+ARRAYS_MAGIC = b"aniso-arrays 1\n"
+_ALIGN = 64
+
+
+def open_arrays(
+    name: str, key: str, build: Callable[[], dict[str, Any]], *, folder: Path | None = None
+) -> dict[str, Any]:
+    """float32 arrays saved under `name` and `key`, mapped from the file, else `build()`
+    (name to numpy array), saved for the next process.
+
+    Why mapped: model weights (the local embedder's 90 MB) read whole cost a tenth of a
+    second or more before a first message could be stored, beside the turn's own work.
+    Mapped, opening is a header read; each page is read when a computation first
+    touches it, and a word-embedding table is touched only at the rows of the words
+    seen. The file is renamed into place whole and never written again, so a map stays
+    valid while a newer file replaces it.
+
+    A file whose header does not repeat the key, or whose size does not match it, is
+    removed with one log line and rebuilt; a cache dir that cannot be written only costs
+    the saving (the built arrays are returned)."""
+    folder = folder or cache_dir()
+    path = folder / f"{name}-{key}.arrays"
+    if path.exists():
+        try:
+            return _map_arrays(path, key)
+        except (OSError, ValueError, KeyError) as error:
+            log.warning("cache %s unusable (%s); rebuilt", path.name, type(error).__name__)
+            with contextlib.suppress(OSError):
+                path.unlink()
+    arrays = build()
+    try:
+        _write_arrays(path, key, arrays)
+        for other in path.parent.glob(f"{name}-*.arrays"):
+            if other != path:
+                with contextlib.suppress(OSError):  # a map elsewhere may hold it (Windows)
+                    other.unlink()
+        return _map_arrays(path, key)
+    except (OSError, ValueError) as error:  # a full disk, a read-only home
+        log.warning("cache %s not written: %s", path.name, error)
+    return arrays
+
+
+def _write_arrays(path: Path, key: str, arrays: dict[str, Any]) -> None:
+    import numpy as np
+
+    index, offset = [], 0
+    for name, array in arrays.items():
+        index.append([name, list(array.shape), offset])
+        offset += int(array.size) * 4
+    header = ARRAYS_MAGIC + key.encode() + b"\n" + json.dumps([index, offset]).encode() + b"\n"
+    header += b" " * (-len(header) % _ALIGN)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    with partial.open("wb") as out:
+        out.write(header)
+        for array in arrays.values():
+            out.write(np.ascontiguousarray(array, dtype=np.float32).tobytes())
+    partial.replace(path)
+
+
+def _map_arrays(path: Path, key: str) -> dict[str, Any]:
+    import numpy as np
+
+    with path.open("rb") as file:
+        magic = file.readline(len(ARRAYS_MAGIC))
+        saved_key = file.readline(256).rstrip(b"\n").decode("ascii", "replace")
+        described = file.readline(1 << 20)
+        start = file.tell()
+    if magic != ARRAYS_MAGIC or saved_key != key:
+        raise ValueError("not a cache file for this key")
+    index, total = json.loads(described)
+    start += -start % _ALIGN
+    if path.stat().st_size != start + total:
+        raise ValueError("truncated")
+    flat = np.memmap(path, dtype=np.float32, mode="r", offset=start, shape=(total // 4,))
+    arrays = {}
+    for name, shape, offset in index:
+        size = int(np.prod(shape, dtype=np.int64))
+        arrays[name] = np.asarray(flat[offset // 4 : offset // 4 + size]).reshape(shape)
+    return arrays

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from aniso.core import cache, tokens
@@ -199,3 +200,70 @@ def test_threads_that_count_at_once_build_one_encoding(monkeypatch: pytest.Monke
         thread.join()
     assert counts == [2, 2, 2, 2]
     assert len(builds) == 1
+
+
+def _arrays() -> dict[str, np.ndarray]:
+    return {
+        "matrix": np.arange(12, dtype=np.float32).reshape(3, 4) / 7,
+        "vector": np.array([1.5, -2.0, 3.25], dtype=np.float32),
+        "scalar": np.float32(0.125) * np.ones((), dtype=np.float32),
+    }
+
+
+def test_saved_arrays_are_mapped_instead_of_built(folder: Path) -> None:
+    calls: list[int] = []
+
+    def build() -> dict[str, np.ndarray]:
+        calls.append(1)
+        return _arrays()
+
+    cache.open_arrays("probe", "k1", build)
+    mapped = cache.open_arrays("probe", "k1", build)
+    assert calls == [1]
+    for name, array in _arrays().items():
+        assert mapped[name].shape == array.shape and (mapped[name] == array).all()
+        assert mapped[name].flags.c_contiguous and not mapped[name].flags.writeable
+    assert [path.suffix for path in folder.iterdir()] == [".arrays"]
+
+
+def test_broken_arrays_are_rebuilt_with_one_log_line(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache.open_arrays("probe", "k1", _arrays)
+    (saved,) = folder.iterdir()
+    saved.write_bytes(saved.read_bytes()[:-8])  # truncated, as by a full disk
+    with caplog.at_level(logging.WARNING, logger="aniso.core.cache"):
+        rebuilt = cache.open_arrays("probe", "k1", _arrays)
+    assert (rebuilt["vector"] == _arrays()["vector"]).all()
+    assert len(caplog.records) == 1 and "unusable" in caplog.records[0].getMessage()
+    saved.rename(folder / "probe-k2.arrays")  # a file whose header names another key
+    assert (cache.open_arrays("probe", "k2", _arrays)["matrix"] == _arrays()["matrix"]).all()
+    assert [path.name for path in folder.iterdir()] == ["probe-k2.arrays"]
+
+
+def test_an_unwritable_cache_dir_gets_the_built_arrays(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    got = cache.open_arrays("probe", "k1", _arrays, folder=blocked / "aniso")
+    assert (got["matrix"] == _arrays()["matrix"]).all()
+
+
+def test_the_mapped_embedder_weights_embed_as_the_built_ones(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedder's weights mapped from the cache give the vectors of the weights
+    built from its safetensors file, bit for bit."""
+    from aniso.tiers.index import embeddings
+
+    texts = ["hello", "Меня зовут Марта", "We adopted a beagle last month, she's called Tofu."]
+    with monkeypatch.context() as patch:  # built in memory, as without a cache
+        patch.setattr(cache, "open_arrays", lambda _name, _key, build: build())
+        embeddings._WEIGHTS.clear()  # noqa: SLF001 - as a new process would start
+        built = embeddings.LocalMiniLM().embed(texts)
+        assert embeddings._weights(embeddings._bundled_dir()).words.flags.writeable  # noqa: SLF001
+    for _ in range(2):  # saved, then mapped by a later process
+        embeddings._WEIGHTS.clear()  # noqa: SLF001
+        mapped = embeddings.LocalMiniLM().embed(texts)
+        assert not embeddings._weights(embeddings._bundled_dir()).words.flags.writeable  # noqa: SLF001
+        assert (mapped == built).all() and np.abs(built).sum() > 0
+    assert [path.name.split("-")[0] for path in folder.iterdir()] == ["minilm"]

@@ -83,61 +83,104 @@ def _bundled_dir() -> Path:
 
 
 def _load(model_dir: Path) -> _Weights:
-    from safetensors.numpy import load_file
+    """The weights in the layout the forward pass uses, mapped from the user's cache dir
+    (`core.cache.open_arrays`), built from the model's safetensors on a first run."""
     from tokenizers import Tokenizer
+
+    from aniso.core.cache import open_arrays
 
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-        tensors = load_file(model_dir / "model.safetensors")
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        arrays = open_arrays("minilm", _key(model_dir), lambda: _prepared(model_dir, config))
     except Exception as error:
         raise ModelError(f"cannot load the embedding model from {model_dir}: {error}") from None
-    # Some exports prefix every name with "bert."; the forward pass does not care.
-    tensors = {name.removeprefix("bert."): array for name, array in tensors.items()}
     # tokenizer.json ships truncation at 128 and fixed padding to 128 tokens. The
     # sentence-transformers reference truncates at 256; padding is left to `embed`, which
     # needs each text's true length to sort and batch before padding.
     tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
     tokenizer.no_padding()
 
+    def pair(name: str) -> _Pair:
+        return arrays[f"{name}.w"], arrays[f"{name}.b"]
+
+    layers = tuple(
+        _Layer(
+            qkv=pair(f"{index}.qkv"),
+            attn_out=pair(f"{index}.attn_out"),
+            attn_norm=pair(f"{index}.attn_norm"),
+            ffn_in=pair(f"{index}.ffn_in"),
+            ffn_out=pair(f"{index}.ffn_out"),
+            ffn_norm=pair(f"{index}.ffn_norm"),
+        )
+        for index in range(config["num_hidden_layers"])
+    )
+    return _Weights(
+        tokenizer=tokenizer,
+        words=arrays["words"],
+        positions=arrays["positions"],
+        token_type=arrays["token_type"],
+        embed_norm=pair("embed_norm"),
+        layers=layers,
+        heads=config["num_attention_heads"],
+        pad_id=config.get("pad_token_id", 0),
+    )
+
+
+def _key(model_dir: Path) -> str:
+    """Names the weights file (path, size, modification time) and this module's code,
+    which decides the prepared layout."""
+    import hashlib
+
+    from aniso.core.cache import key_of
+
+    stat = (model_dir / "model.safetensors").stat()
+    identity = [key_of([Path(__file__)], ["numpy"]), str(model_dir.resolve())]
+    identity += [str(stat.st_size), str(stat.st_mtime_ns)]
+    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
+
+
+def _prepared(model_dir: Path, config: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The safetensors weights as float32, each dense layer's matrix transposed for
+    `x @ w`, and query, key and value in one matrix with the 1/sqrt(head_dim) attention
+    scale folded into the query part."""
+    from safetensors.numpy import load_file
+
+    tensors = load_file(model_dir / "model.safetensors")
+    # Some exports prefix every name with "bert."; the forward pass does not care.
+    tensors = {name.removeprefix("bert."): array for name, array in tensors.items()}
+
     def get(name: str) -> np.ndarray:
         return np.asarray(tensors[name], dtype=np.float32)
 
-    def dense(name: str) -> _Pair:
-        return np.ascontiguousarray(get(f"{name}.weight").T), get(f"{name}.bias")
+    out: dict[str, np.ndarray] = {}
 
-    def norm(name: str) -> _Pair:
-        return get(f"{name}.weight"), get(f"{name}.bias")
+    def dense(into: str, name: str) -> None:
+        out[f"{into}.w"] = np.ascontiguousarray(get(f"{name}.weight").T)
+        out[f"{into}.b"] = get(f"{name}.bias")
 
+    def norm(into: str, name: str) -> None:
+        out[f"{into}.w"], out[f"{into}.b"] = get(f"{name}.weight"), get(f"{name}.bias")
+
+    out["words"] = get("embeddings.word_embeddings.weight")
+    out["positions"] = get("embeddings.position_embeddings.weight")
+    out["token_type"] = get("embeddings.token_type_embeddings.weight")[0]
+    norm("embed_norm", "embeddings.LayerNorm")
     heads = config["num_attention_heads"]
     scale = np.float32(1 / math.sqrt(config["hidden_size"] // heads))
-    layers = []
     for index in range(config["num_hidden_layers"]):
         prefix = f"encoder.layer.{index}"
-        q, k, v = (dense(f"{prefix}.attention.self.{part}") for part in ("query", "key", "value"))
-        layers.append(
-            _Layer(  # the 1/sqrt(head_dim) attention scale is folded into the query weights
-                qkv=(
-                    np.concatenate([q[0] * scale, k[0], v[0]], axis=1),
-                    np.concatenate([q[1] * scale, k[1], v[1]]),
-                ),
-                attn_out=dense(f"{prefix}.attention.output.dense"),
-                attn_norm=norm(f"{prefix}.attention.output.LayerNorm"),
-                ffn_in=dense(f"{prefix}.intermediate.dense"),
-                ffn_out=dense(f"{prefix}.output.dense"),
-                ffn_norm=norm(f"{prefix}.output.LayerNorm"),
-            )
-        )
-    return _Weights(
-        tokenizer=tokenizer,
-        words=get("embeddings.word_embeddings.weight"),
-        positions=get("embeddings.position_embeddings.weight"),
-        token_type=get("embeddings.token_type_embeddings.weight")[0],
-        embed_norm=norm("embeddings.LayerNorm"),
-        layers=tuple(layers),
-        heads=heads,
-        pad_id=config.get("pad_token_id", 0),
-    )
+        parts = [get(f"{prefix}.attention.self.{part}.weight").T for part in ("query", "key")]
+        parts.append(get(f"{prefix}.attention.self.value.weight").T)
+        biases = [get(f"{prefix}.attention.self.{p}.bias") for p in ("query", "key", "value")]
+        out[f"{index}.qkv.w"] = np.concatenate([parts[0] * scale, parts[1], parts[2]], axis=1)
+        out[f"{index}.qkv.b"] = np.concatenate([biases[0] * scale, biases[1], biases[2]])
+        dense(f"{index}.attn_out", f"{prefix}.attention.output.dense")
+        norm(f"{index}.attn_norm", f"{prefix}.attention.output.LayerNorm")
+        dense(f"{index}.ffn_in", f"{prefix}.intermediate.dense")
+        dense(f"{index}.ffn_out", f"{prefix}.output.dense")
+        norm(f"{index}.ffn_norm", f"{prefix}.output.LayerNorm")
+    return out
 
 
 def warm(model_dir: Path | None = None) -> None:
