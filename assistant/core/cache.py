@@ -202,6 +202,7 @@ def open_arrays(
                 path.unlink()
     arrays = build()
     try:
+        _drop_abandoned(path.parent, name)
         _write_arrays(path, key, arrays)
         for other in path.parent.glob(f"{name}-*.arrays"):
             if other != path:
@@ -211,6 +212,21 @@ def open_arrays(
     except (OSError, ValueError) as error:  # a full disk, a read-only home
         log.warning("cache %s not written: %s", path.name, error)
     return arrays
+
+
+ABANDONED_AFTER_S = 600.0
+
+
+def _drop_abandoned(folder: Path, name: str) -> None:
+    """Remove partial files of `name` that no writer is still writing: a process killed
+    while it wrote 90 MB of weights would otherwise leave them behind for good. A write
+    takes about a second, so a partial file untouched for ten minutes is abandoned."""
+    import time
+
+    for partial in folder.glob(f"{name}-*.partial"):
+        with contextlib.suppress(OSError):
+            if time.time() - partial.stat().st_mtime > ABANDONED_AFTER_S:
+                partial.unlink()
 
 
 def _write_arrays(path: Path, key: str, arrays: dict[str, Any]) -> None:

@@ -267,3 +267,22 @@ def test_the_mapped_embedder_weights_embed_as_the_built_ones(
         assert not embeddings._weights(embeddings._bundled_dir()).words.flags.writeable  # noqa: SLF001
         assert (mapped == built).all() and np.abs(built).sum() > 0
     assert [path.name.split("-")[0] for path in folder.iterdir()] == ["minilm"]
+
+
+def test_a_partial_file_a_killed_writer_left_is_removed(folder: Path) -> None:
+    """A partial file untouched for longer than any write is abandoned and removed on the
+    next build; one that a writer may still be writing stays."""
+    import os
+
+    folder.mkdir(parents=True)
+    abandoned = folder / "probe-k0.4242.partial"
+    fresh = folder / "probe-k0.4343.partial"
+    other = folder / "lexicon-k0.4242.partial"
+    for path in (abandoned, fresh, other):
+        path.write_bytes(b"half a file")
+    old = time.time() - cache.ABANDONED_AFTER_S - 60
+    os.utime(abandoned, (old, old))
+    os.utime(other, (old, old))
+    cache.open_arrays("probe", "k1", _arrays)
+    assert not abandoned.exists()
+    assert fresh.exists() and other.exists()  # still being written; another name's
