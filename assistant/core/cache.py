@@ -24,6 +24,7 @@ import logging
 import os
 import pickle
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
@@ -41,9 +42,13 @@ def cache_dir() -> Path:
     return Path(base) / "aniso"
 
 
-def key_of(sources: Iterable[Path], packages: Iterable[str]) -> str:
-    """A key naming the exact inputs: the bytes of `sources` and the installed versions
-    of `packages` (a package that is not installed counts as version "none")."""
+def key_of(
+    sources: Iterable[Path], packages: Iterable[str], *, large_files: Iterable[Path] = ()
+) -> str:
+    """A key naming the exact inputs: the bytes of `sources`, the installed versions of
+    `packages` (a package that is not installed counts as version "none"), and
+    `large_files` (model weights) by path, size and modification time, which is what
+    names them without reading them."""
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -54,6 +59,9 @@ def key_of(sources: Iterable[Path], packages: Iterable[str]) -> str:
         except metadata.PackageNotFoundError:
             versions.append([name, "none"])
     digest.update(json.dumps(versions).encode())
+    for path in large_files:
+        stat = path.stat()
+        digest.update(json.dumps([str(path.resolve()), stat.st_size, stat.st_mtime_ns]).encode())
     return digest.hexdigest()[:32]
 
 
@@ -221,8 +229,6 @@ def _drop_abandoned(folder: Path, name: str) -> None:
     """Remove partial files of `name` that no writer is still writing: a process killed
     while it wrote 90 MB of weights would otherwise leave them behind for good. A write
     takes about a second, so a partial file untouched for ten minutes is abandoned."""
-    import time
-
     for partial in folder.glob(f"{name}-*.partial"):
         with contextlib.suppress(OSError):
             if time.time() - partial.stat().st_mtime > ABANDONED_AFTER_S:

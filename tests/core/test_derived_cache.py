@@ -110,6 +110,12 @@ def test_a_changed_input_is_a_new_key_and_the_old_file_goes(folder: Path, tmp_pa
     second = cache.key_of([source], ["numpy"])
     assert second != first
     assert cache.key_of([source], ["numpy", "no-such-package"]) != second
+    weights = tmp_path / "weights.bin"
+    weights.write_bytes(b"0" * 64)
+    by_stat = cache.key_of([source], ["numpy"], large_files=[weights])
+    assert by_stat not in (first, second)
+    weights.write_bytes(b"0" * 65)  # a new file of another size is another key
+    assert cache.key_of([source], ["numpy"], large_files=[weights]) != by_stat
     assert cache.load_or_build("probe", second, lambda: "new") == "new"
     assert [path.name for path in folder.iterdir()] == [f"probe-{second}.pickle"]
 

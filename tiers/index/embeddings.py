@@ -87,12 +87,14 @@ def _load(model_dir: Path) -> _Weights:
     (`core.cache.open_arrays`), built from the model's safetensors on a first run."""
     from tokenizers import Tokenizer
 
-    from aniso.core.cache import open_arrays
+    from aniso.core.cache import key_of, open_arrays
 
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        arrays = open_arrays("minilm", _key(model_dir), lambda: _prepared(model_dir, config))
+        # The key names the weights file and this module, which decides their layout.
+        key = key_of([Path(__file__)], ["numpy"], large_files=[model_dir / "model.safetensors"])
+        arrays = open_arrays("minilm", key, lambda: _prepared(model_dir, config))
     except Exception as error:
         raise ModelError(f"cannot load the embedding model from {model_dir}: {error}") from None
     # tokenizer.json ships truncation at 128 and fixed padding to 128 tokens. The
@@ -127,19 +129,6 @@ def _load(model_dir: Path) -> _Weights:
     )
 
 
-def _key(model_dir: Path) -> str:
-    """Names the weights file (path, size, modification time) and this module's code,
-    which decides the prepared layout."""
-    import hashlib
-
-    from aniso.core.cache import key_of
-
-    stat = (model_dir / "model.safetensors").stat()
-    identity = [key_of([Path(__file__)], ["numpy"]), str(model_dir.resolve())]
-    identity += [str(stat.st_size), str(stat.st_mtime_ns)]
-    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
-
-
 def _prepared(model_dir: Path, config: dict[str, Any]) -> dict[str, np.ndarray]:
     """The safetensors weights as float32, each dense layer's matrix transposed for
     `x @ w`, and query, key and value in one matrix with the 1/sqrt(head_dim) attention
@@ -170,11 +159,12 @@ def _prepared(model_dir: Path, config: dict[str, Any]) -> dict[str, np.ndarray]:
     scale = np.float32(1 / math.sqrt(config["hidden_size"] // heads))
     for index in range(config["num_hidden_layers"]):
         prefix = f"encoder.layer.{index}"
-        parts = [get(f"{prefix}.attention.self.{part}.weight").T for part in ("query", "key")]
-        parts.append(get(f"{prefix}.attention.self.value.weight").T)
-        biases = [get(f"{prefix}.attention.self.{p}.bias") for p in ("query", "key", "value")]
-        out[f"{index}.qkv.w"] = np.concatenate([parts[0] * scale, parts[1], parts[2]], axis=1)
-        out[f"{index}.qkv.b"] = np.concatenate([biases[0] * scale, biases[1], biases[2]])
+        q, k, v = (f"{prefix}.attention.self.{part}" for part in ("query", "key", "value"))
+        weights = [get(f"{q}.weight").T * scale, get(f"{k}.weight").T, get(f"{v}.weight").T]
+        out[f"{index}.qkv.w"] = np.concatenate(weights, axis=1)
+        out[f"{index}.qkv.b"] = np.concatenate(
+            [get(f"{q}.bias") * scale, get(f"{k}.bias"), get(f"{v}.bias")]
+        )
         dense(f"{index}.attn_out", f"{prefix}.attention.output.dense")
         norm(f"{index}.attn_norm", f"{prefix}.attention.output.LayerNorm")
         dense(f"{index}.ffn_in", f"{prefix}.intermediate.dense")
