@@ -245,11 +245,9 @@ def test_the_labelled_set_is_big_varied_and_split() -> None:
 
 
 def test_a_distractor_that_changes_the_profile_is_counted() -> None:
-    messages = [
-        m
-        for m in load(DATA)
-        if m.thread in {m.thread for m in load(DATA) if m.kind == "distractor"}
-    ][:40]
+    labelled = load(DATA)
+    with_distractors = {m.thread for m in labelled if m.kind == "distractor"}
+    messages = [m for m in labelled if m.thread in with_distractors][:40]
     report = evaluate(messages)
     baseline = report.overall.false_updates
 
