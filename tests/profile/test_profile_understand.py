@@ -35,6 +35,36 @@ def test_places_resolve_through_the_gazetteer_in_any_case_form(text: str, zone: 
     assert zone in found
 
 
+@pytest.mark.parametrize(
+    ("text", "zone", "said"),
+    [
+        # The larger city of the name, unless a country or division after it says otherwise.
+        ("I moved to Valencia last month", "America/Caracas", "Valencia"),
+        ("I moved to Valencia, Spain last month", "Europe/Madrid", "Valencia, Spain"),
+        ("we live in Victoria, BC", "America/Vancouver", "Victoria, BC"),
+        ("Portland, Maine here", "America/New_York", "Portland, Maine"),
+        ("Paris, Texas", "America/Chicago", "Paris, Texas"),
+        ("Perth WA", "Australia/Perth", "Perth WA"),  # WA is a US state too: no Perth there
+        ("Waterloo, Ontario", "America/Toronto", "Waterloo, Ontario"),
+        ("живу в Валенсии, Испания", "Europe/Madrid", "Валенсии, Испания"),
+        ("i live in Paris", "Europe/Paris", "Paris"),
+        ("London in the UK", "Europe/London", "London"),
+        ("Hamilton me", "America/Toronto", "Hamilton"),  # a code counts in capitals only
+    ],
+)
+def test_a_country_or_division_after_a_city_says_which_city(
+    text: str, zone: str, said: str
+) -> None:
+    found = [(m.place.timezone, text[m.start : m.end]) for m in places.mentions(text)]
+    assert found[0] == (zone, said)
+    assert len(found) == 1  # the qualifier is part of the city's mention, no place of its own
+
+
+def test_a_qualified_city_sets_the_users_zone() -> None:
+    assert ("set", "timezone", "Europe/Madrid") in values("I just moved to Valencia, Spain!")
+    assert ("set", "timezone", "America/Vancouver") in values("we're in Victoria, BC now")
+
+
 def test_common_words_are_not_places() -> None:
     # "the" and "haha" are other names of some town; lower-case they are just words.
     assert [m.place.name for m in places.mentions("moved to milan in the end haha")] == ["Milan"]
