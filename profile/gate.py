@@ -227,7 +227,8 @@ def lemma_of(word: str) -> str:
 def _is_past(word: str) -> bool:
     lowered = word.lower()
     if morph.is_cyrillic(lowered):
-        return any("past" in str(p.tag) and "VERB" in str(p.tag) for p in morph.parses(lowered)[:2])
+        readings = morph.parses(lowered)[:2]
+        return any("past" in r[morph.TAG] and "VERB" in r[morph.TAG] for r in readings)
     return lowered in ("was", "were", "used", "ago", "had", "did")
 
 
