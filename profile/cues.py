@@ -310,17 +310,52 @@ def _negation_scope(before: str) -> str:
     return _POLITE.sub(" ", re.split(r"[,—–]", before)[-1][-25:])
 
 
+REPLY_AFTER = _cue(
+    r"again|please|pls|plz|only|(?:is|'s)\s+(?:fine|ok|okay|better|good|perfect)"
+    r"|would\s+be\s+(?:better|easier|great|nice|good)|from\s+now\s+on|for\s+now"
+    r"|знову|снова|опять|обратно|назад|пожалуйста|будь\s+ласка|давай|плиз|пліз"
+)
+"""A request that names the language first: "english again please", "ukrainian
+please", "russian would be better", "англійською знову". English puts the cue first
+("reply in English") or, as often in chat, after; Russian and Ukrainian either way."""
+AFTER_REACH = 25
+"""How far after the value an after-cue may start, and no further than the next comma:
+"english is fine" is a request, "english, and my job is fine" is not about it."""
+
+
+_POSSESSED = re.compile(
+    r"(?<![\w-])(?:my|his|her|their|our|your|мой|моя|мо[её]|мій|моя|моє|его|її|ее|её)\s+$",
+    re.IGNORECASE,
+)
+"""A language that someone has ("my English is fine", "моя англійська") is a skill,
+not the language to reply in."""
+
+
+def _cued_after(sentence: str, start: int, end: int, cue: re.Pattern[str]) -> bool:
+    if _POSSESSED.search(sentence, max(0, start - 8), start):
+        return False
+    _, stop = clause_of(sentence, end)
+    after = re.split(r"[,—–:]", sentence[end : min(stop, end + AFTER_REACH)])[0]
+    return bool(cue.search(after))
+
+
 def _levels(
-    field: str, table: vocab.Table, cue: re.Pattern[str], *, anywhere: bool = False
+    field: str,
+    table: vocab.Table,
+    cue: re.Pattern[str],
+    *,
+    anywhere: bool = False,
+    after: re.Pattern[str] | None = None,
 ) -> Callable[[str], list[Proposal]]:
     """A finder for one closed or open field: each word of `table` in a clause with
-    `cue` proposes a set, or, after a negation, a removal of that value."""
+    `cue` (or followed closely by `after`) proposes a set, or, after a negation, a
+    removal of that value."""
 
     def find(sentence: str) -> list[Proposal]:
         found = []
         for canonical, start, end in vocab_mentions(table, sentence):
             context = _clause(sentence, start) if anywhere else _before(sentence, start)
-            if not cue.search(context):
+            if not cue.search(context) and not (after and _cued_after(sentence, start, end, after)):
                 continue
             negated = bool(LEVEL_NEGATED.search(_negation_scope(_before(sentence, start))))
             op = make_op("remove" if negated else "set", field, canonical, sentence[start:end])
@@ -331,7 +366,7 @@ def _levels(
 
 
 diet = _levels("diet", vocab.DIET, re.compile(r"."), anywhere=True)
-language = _levels("language", vocab.LANGUAGE_WORDS, REPLY)
+language = _levels("language", vocab.LANGUAGE_WORDS, REPLY, after=REPLY_AFTER)
 budget = _levels("budget", vocab.BUDGET, MONEY, anywhere=True)
 spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
 format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)

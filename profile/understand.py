@@ -98,6 +98,20 @@ _TRANSLATE = re.compile(
 )
 
 
+def _translating(piece: str, candidate: Candidate) -> bool:
+    """Whether a language the piece names is the one to translate into: a word of
+    translating in the same part of the sentence, up to the next comma or dash."""
+    if candidate.op.field != "language":
+        return False
+    for part in _PART_BREAK.finditer(piece):
+        if part.start() <= candidate.start < part.end() or candidate.start == part.end():
+            return bool(_TRANSLATE.search(part.group()))
+    return bool(_TRANSLATE.search(piece))
+
+
+_PART_BREAK = re.compile(r"[^,;—–]+")
+
+
 def _unquoted(text: str) -> str:
     """The message with what it quotes left out: quoted words are someone's (a forwarded
     "'Hi all, Jess here! I'm allergic to kiwi'"), and a quote can hold several sentences,
@@ -188,9 +202,10 @@ def candidates(text: str) -> list[Candidate]:
             quoted = _quoted(piece)
             ruled = [c for c in ruled if not any(a <= c.start < b for a, b in quoted)]
             slotted = [c for c in slotted if not any(a <= c.start < b for a, b in quoted)]
-            if _TRANSLATE.search(piece):  # "translate into Ukrainian" is not a reply language
-                ruled = [c for c in ruled if c.op.field != "language"]
-                slotted = [c for c in slotted if c.op.field != "language"]
+            # "translate into Ukrainian" is not a reply language; "switch back to Ukrainian,
+            # I'll translate the letters myself" is.
+            ruled = [c for c in ruled if not _translating(piece, c)]
+            slotted = [c for c in slotted if not _translating(piece, c)]
             named = [(c.start, c.end) for c in slotted if c.origin == "name"]
             slotted = [
                 c

@@ -241,6 +241,31 @@ def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, st
     assert op in {(c.op.kind, c.op.field, c.op.value) for c in candidates(text)}
 
 
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("english again please, practising for my ielts", "en"),
+        ("actually ukrainian please, i want to practise it more", "uk"),
+        ("russian would be better, my mum reads these with me", "ru"),
+        ("англійською знову, бо іспит через місяць", "en"),
+        ("switch back to English", "en"),
+    ],
+)
+def test_a_request_may_name_the_language_first(text: str, code: str) -> None:
+    assert ("set", "language", code) in values(text)
+
+
+def test_a_language_someone_has_or_translates_into_is_no_reply_language() -> None:
+    def languages(text: str) -> set[str]:
+        return {c.op.value for c in candidates(text) if c.op.field == "language"}
+
+    assert languages("my english is fine, thanks") == set()
+    assert languages("translate into ukrainian please: good morning") == set()
+    assert languages("переведи на английский, пожалуйста: привет") == set()
+    # Translating elsewhere in the sentence leaves the request standing.
+    assert languages("переходь назад на українську, листи я вже сама перекладу") == {"uk"}
+
+
 def test_cached_analyses_are_strings_the_collector_does_not_walk() -> None:
     """pymorphy3's Parse objects in the cache made every full collection walk a
     million objects: a stall of a tenth of a second inside a message."""
