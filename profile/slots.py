@@ -176,6 +176,11 @@ _SOFT = re.compile(
     r"name,?)\s+(?P<v4>[A-Z][\w'-]+)"
     r"|(?<![\w-])(?i:давай(?:те)?|можно|можна|лучше|краще)\s+(?:(?i:вс[её]-таки|таки|лучше|краще"
     r"|просто|уже|вже|ти\s+мене|мене|меня)\s+){0,3}(?:[—–-]\s+)?(?P<v2>[А-ЯЁІЇЄҐ][\w'ʼ-]+)"
+    # The name the user goes by: "all my friends call me Mari", "все зовут Женя",
+    # "всі кличуть Бодя". Only people at large, not one person ("my mum calls me…").
+    r"|(?<![\w-])(?i:everyone|everybody|(?:all\s+)?(?:my\s+)?friends|people|все|всі|друзья|друзі"
+    r"|друзі\s+мої|мои\s+друзья)\s+(?i:call|calls|зовут|звуть|кличуть|называют|називають)"
+    r"\s+(?:(?i:me|меня|мене)\s+)?(?P<v5>[\w'ʼ-]+)"
 )
 
 
@@ -219,7 +224,9 @@ def name(sentence: str) -> list[Proposal]:
     found = []
     for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False)):
         for m in pattern.finditer(sentence):
-            group = next(g for g in ("v", "v2", "v3", "v4") if g in m.re.groupindex and m.group(g))
+            group = next(
+                g for g in ("v", "v2", "v3", "v4", "v5") if g in m.re.groupindex and m.group(g)
+            )
             word, end = m.group(group), m.end(group)
             if pattern is _NAMED and not (morph.is_cyrillic(word) and morph.likely_name(word)):
                 continue

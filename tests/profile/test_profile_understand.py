@@ -222,6 +222,25 @@ def test_a_first_name_after_i_is_proposed_anywhere(text: str, name: str | None) 
     assert found == ([name] if name else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ahh and my friends call me Mari, please use that", "Mari"),
+        ("Вообще-то друзья зовут меня Алик, мне так привычнее. Так и называй.", "Алик"),
+        ("Меня зовут Евгения, но все зовут Женя — так и обращайся", "Женя"),
+    ],
+)
+def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None:
+    assert ("set", "name", name) in values(text)
+
+
+def test_what_one_person_calls_the_user_is_no_name() -> None:
+    assert not [c for c in candidates("my mum calls me Bunny") if c.op.field == "name"]
+    assert not [
+        c for c in candidates("everyone calls me when they need help") if c.op.field == "name"
+    ]
+
+
 def test_a_diet_word_is_not_a_name() -> None:
     assert not any(field == "name" for _, field, _ in values("привет, я веган"))
     assert not any(field == "name" for _, field, _ in values("I'm Vegan now"))
