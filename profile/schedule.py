@@ -86,6 +86,13 @@ _REACH = re.compile(
     r"|на\s+зв['ʼ]язку|график\w*|графік\w*|schedule)",
     re.IGNORECASE,
 )
+_TASK = re.compile(
+    r"\b(?:remind\w*\s+(?:me\s+)?(?:that|to|about|of)|напомни\w*\s+(?:мне\s+)?(?:что|про|о|об|чтобы)"
+    r"|нагадай\w*\s+(?:мені\s+)?(?:що|про|щоб))\b",
+    re.IGNORECASE,
+)
+"""A reminder of something ("remind me that the honey goes to my sister on Friday",
+"напомни про врача в среду"): the day is the task's, not when to reach the user."""
 _UNAVAILABLE = re.compile(
     r"\b(?:never|not|n't|не|ні|ніколи|никогда)\s+(?:\w+\s+)?(?:free|available|свобод\w*"
     r"|вільн\w*)",
@@ -320,7 +327,8 @@ def schedule_in(sentence: str, *, reach: bool = False) -> tuple[tuple[str, str],
         cued = _AVAILABLE.search(clause) or _ONLY.search(clause)
         if has_clock and not cued and _bounds_an_activity(clause, clocks):
             continue
-        if not has_clock and not cued and not (reach and _REACH.search(clause)):
+        reached = reach and _REACH.search(clause) and not _TASK.search(clause)
+        if not has_clock and not cued and not reached:
             continue
         described = describe(clause)
         if described and described != "only":

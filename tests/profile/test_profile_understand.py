@@ -163,6 +163,21 @@ def test_when_to_reach_the_user_is_proposed_as_a_schedule(text: str, value: str)
     assert value in [c.op.value for c in candidates(text) if c.op.field == "schedule"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remind me that the honey goes to my sister on Friday",
+        "remind me to water the plants on sunday",
+        "напомни про врача в среду",
+        "нагадай мені що в п'ятницю збори",
+    ],
+)
+def test_a_reminder_of_a_task_is_no_schedule(text: str) -> None:
+    """The day belongs to the task; "remind me in the evenings" is when to reach."""
+    assert not [c for c in candidates(text) if c.op.field == "schedule"]
+    assert [c for c in candidates("remind me in the evenings please") if c.op.field == "schedule"]
+
+
 def test_not_being_free_is_no_schedule() -> None:
     def schedules(text: str) -> list[str]:
         return [c.op.value for c in candidates(text) if c.op.field == "schedule"]
