@@ -324,7 +324,7 @@ AFTER_REACH = 25
 
 
 _POSSESSED = re.compile(
-    r"(?<![\w-])(?:my|his|her|their|our|your|мой|моя|мо[её]|мій|моя|моє|его|її|ее|её)\s+$",
+    r"(?<![\w-])(?:my|his|her|their|our|your|мой|моя|мо[её]|мій|моє|его|її|ее|её)\s+$",
     re.IGNORECASE,
 )
 """A language that someone has ("my English is fine", "моя англійська") is a skill,

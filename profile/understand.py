@@ -100,16 +100,17 @@ _TRANSLATE = re.compile(
 
 def _translating(piece: str, candidate: Candidate) -> bool:
     """Whether a language the piece names is the one to translate into: a word of
-    translating in the same part of the sentence, up to the next comma or dash."""
+    translating in the same part of the sentence, between commas or dashes."""
     if candidate.op.field != "language":
         return False
-    for part in _PART_BREAK.finditer(piece):
-        if part.start() <= candidate.start < part.end() or candidate.start == part.end():
-            return bool(_TRANSLATE.search(part.group()))
-    return bool(_TRANSLATE.search(piece))
+    part = next(
+        (p for p in _SENTENCE_PART.finditer(piece) if p.start() <= candidate.start < p.end()),
+        None,
+    )
+    return bool(_TRANSLATE.search(part.group() if part else piece))
 
 
-_PART_BREAK = re.compile(r"[^,;—–]+")
+_SENTENCE_PART = re.compile(r"[^,;—–]+")
 
 
 def _unquoted(text: str) -> str:
