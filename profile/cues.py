@@ -332,7 +332,7 @@ not the language to reply in."""
 
 
 def _cued_after(sentence: str, start: int, end: int, cue: re.Pattern[str]) -> bool:
-    if _POSSESSED.search(sentence, max(0, start - 8), start):
+    if _POSSESSED.search(sentence, 0, start):
         return False
     _, stop = clause_of(sentence, end)
     after = re.split(r"[,—–:]", sentence[end : min(stop, end + AFTER_REACH)])[0]

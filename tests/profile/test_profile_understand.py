@@ -20,6 +20,11 @@ def values(text: str) -> set[tuple[str, str, str]]:
     return {(op.kind, op.field, op.value) for op in understand(text).ops}
 
 
+def proposed(text: str, field: str) -> list[str]:
+    """The values proposed for `field`, before the gate."""
+    return [c.op.value for c in candidates(text) if c.op.field == field]
+
+
 @pytest.mark.parametrize(
     ("text", "zone"),
     [
@@ -160,7 +165,7 @@ def test_one_value_per_thing_named() -> None:
     ],
 )
 def test_when_to_reach_the_user_is_proposed_as_a_schedule(text: str, value: str) -> None:
-    assert value in [c.op.value for c in candidates(text) if c.op.field == "schedule"]
+    assert value in proposed(text, "schedule")
 
 
 @pytest.mark.parametrize(
@@ -174,17 +179,14 @@ def test_when_to_reach_the_user_is_proposed_as_a_schedule(text: str, value: str)
 )
 def test_a_reminder_of_a_task_is_no_schedule(text: str) -> None:
     """The day belongs to the task; "remind me in the evenings" is when to reach."""
-    assert not [c for c in candidates(text) if c.op.field == "schedule"]
-    assert [c for c in candidates("remind me in the evenings please") if c.op.field == "schedule"]
+    assert not proposed(text, "schedule")
+    assert proposed("remind me in the evenings please", "schedule")
 
 
 def test_not_being_free_is_no_schedule() -> None:
-    def schedules(text: str) -> list[str]:
-        return [c.op.value for c in candidates(text) if c.op.field == "schedule"]
-
-    assert schedules("Basically never free before noon") == []
-    assert schedules("the train leaves at 9:15") == []
-    assert schedules("I'm only free before noon") == ["mornings only"]
+    assert proposed("Basically never free before noon", "schedule") == []
+    assert proposed("the train leaves at 9:15", "schedule") == []
+    assert proposed("I'm only free before noon", "schedule") == ["mornings only"]
 
 
 def test_the_gate_hears_doubt_irony_and_a_request_for_one_reply() -> None:
@@ -233,8 +235,7 @@ def test_self_introductions_set_the_name(text: str, name: str) -> None:
     ],
 )
 def test_a_first_name_after_i_is_proposed_anywhere(text: str, name: str | None) -> None:
-    found = [c.op.value for c in candidates(text) if c.op.field == "name"]
-    assert found == ([name] if name else [])
+    assert proposed(text, "name") == ([name] if name else [])
 
 
 @pytest.mark.parametrize(
@@ -250,10 +251,8 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
 
 
 def test_what_one_person_calls_the_user_is_no_name() -> None:
-    assert not [c for c in candidates("my mum calls me Bunny") if c.op.field == "name"]
-    assert not [
-        c for c in candidates("everyone calls me when they need help") if c.op.field == "name"
-    ]
+    assert not proposed("my mum calls me Bunny", "name")
+    assert not proposed("everyone calls me when they need help", "name")
 
 
 def test_a_diet_word_is_not_a_name() -> None:
@@ -291,7 +290,7 @@ def test_a_request_may_name_the_language_first(text: str, code: str) -> None:
 
 def test_a_language_someone_has_or_translates_into_is_no_reply_language() -> None:
     def languages(text: str) -> set[str]:
-        return {c.op.value for c in candidates(text) if c.op.field == "language"}
+        return set(proposed(text, "language"))
 
     assert languages("my english is fine, thanks") == set()
     assert languages("translate into ukrainian please: good morning") == set()
