@@ -127,6 +127,8 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "used_to",
+            # "can't get used to the winters", "I'm used to it" are no past.
+            r"(?<!get\s)(?<!got\s)(?<!gets\s)(?<!getting\s)(?<!'m\s)(?<!am\s)(?<!be\s)"
             r"used\s+to|back\s+in|years\s+ago|ago|когда-то|раньше|колись|раніше|в\s+детстве"
             r"|last\s+(?:year|summer|winter|spring|month)|as\s+a\s+kid|in\s+college|в\s+юности"
             r"|в\s+прошлом\s+(?:году|месяце)|прошлым\s+(?:летом|годом)|минулого\s+(?:року|літа)"
@@ -485,6 +487,14 @@ def _joined(sentence: str, boundary: int) -> bool:
     return bool(words) and words[-1] in _JOINS
 
 
+_ROLES = frozenset(
+    """student students teacher teachers client clients patient patients guest guests
+    apprentice doula receptionist""".split()
+)
+"""Person words that name what the user is as often as someone they deal with."""
+_OWNERS = frozenset("my our his her their your the".split())
+
+
 def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
     """Whether someone else is the subject of a part with no "I" or "we" in it: "сестра
     переехала в Новосибирск", "my sister just moved to Melbourne", not "перебрався до
@@ -501,6 +511,10 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
             if morph.is_nominative(word, ukrainian=ukrainian):
                 return True
             continue
+        if word in _ROLES and not any(
+            w in _OWNERS or w.endswith("'s") for w in lowered[max(0, i - 3) : i]
+        ):
+            continue  # "grad student in Kyiv here", "a retired teacher": the user's role
         j = i - 1
         while j >= 0 and lowered[j] in _DETERMINERS:
             j -= 1

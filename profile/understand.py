@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from aniso.profile import cues, gate, slots
+from aniso.profile import cues, gate, morph, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
 from aniso.profile.model import is_list_field
 from aniso.profile.rules import _tables, bounded, is_statement, run, sentences
@@ -130,6 +130,29 @@ def _quoted(sentence: str) -> list[tuple[int, int]]:
 _ASKED = re.compile(r"(?:,|\s[—–-])\s+(?=[^,—–]*\?\s*$)")
 """Where a question that ends the sentence begins: at its last comma or dash."""
 
+_CLAUSE = re.compile(
+    r"\s*(?:[,;]|\s[—–-])\s*|\s+(?:but|while|whereas|а|але|но|зато|проте)\s+", re.IGNORECASE
+)
+"""Where one clause of a statement ends and the next begins: "my wife loves everything
+fiery but I can only handle mild", "живу в Ужгороді, а сестра в Дубліні"."""
+
+_TAG = re.compile(
+    r"(?:,\s*|\s+)(?:ok|okay|k|right|yeah|ок|окей|хорошо|ладно|добре|домовились"
+    r"|договорились|лады|годится|норм|да|так)\s*\?+\s*$",
+    re.IGNORECASE,
+)
+"""A tag that makes a statement or a request sound like a question: "пиши на ты и
+коротко, ок?", "reply in bullets from now on, ok?"."""
+
+_ASKS_ME = re.compile(
+    r"(?<![\w-])(?:(?:can|could|would|will)\s+(?:you|u|ya)(?![\w-])|(?:можно|можна|можешь|можете"
+    r"|можеш)\s+(?:ты|ви|вы|ти|мне|мені|будь\s+ласка|пожалуйста|(?:(?:трохи|трошки|чуть|чуточку"
+    r"|немного|немножко)\s+)?(?:по)?\w+(?:ше|ще|ее|ей|че)(?![\w-])))",
+    re.IGNORECASE,
+)
+"""A request put as a question, anywhere in the sentence: "i'll write in english but can
+you answer in ukrainian?", "можно ты будешь отвечать на английском?", "можна трохи
+тепліше?"."""
 
 _CONDITIONAL = re.compile(
     r"\s*(?:if|when|whenever|in\s+case|suppose|если|когда|коли|якщо|якби|в\s+случае|у\s+разі)(?![\w-])",
@@ -137,26 +160,55 @@ _CONDITIONAL = re.compile(
 )
 
 
-def stated_part(sentence: str) -> str:
-    """The statement a question leans on: "у мене непереносимість лактози, які сири
-    можна?" states the intolerance, then asks. Empty when the sentence is a question
-    from its start ("is a vegan diet healthy, or a myth?") or hypothetical throughout."""
-    cut = None
-    for m in _ASKED.finditer(sentence):
-        cut = m
-    if cut is None:
-        return ""
-    head = sentence[: cut.start()].strip()
+def _about_self(clause: str) -> bool:
+    """Whether the user is the subject the clause speaks of: "I", "we", or a verb in
+    the first person ("живу в Ужгороді"); and no one else is named in it."""
+    words = {w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", clause)}
+    if any(w in gate.OTHERS or gate.lemma_of(w) in gate.OTHERS for w in words):
+        return False
+    return bool(words & (gate.SELF | gate.WE)) or any(
+        morph.is_cyrillic(w) and morph.is_first_person_verb(w) for w in words
+    )
+
+
+def stated_parts(sentence: str) -> list[str]:
+    """The statements a question leans on: "у мене непереносимість лактози, які сири
+    можна?" states the intolerance, then asks; "my wife loves everything fiery but I can
+    only handle mild, what's a curry…?" states the user's own taste beside someone
+    else's. Each clause of the head counts alone, so another person's clause no longer
+    silences the user's. A request asked as a question ("…, can you answer in
+    ukrainian?") or with a tag ("пиши коротко, ок?") is a request. Empty when the
+    sentence is a question from its start ("is a vegan diet healthy, or a myth?") or
+    hypothetical throughout."""
+    untagged = _TAG.sub("", sentence)
+    if untagged != sentence and untagged.strip() and is_statement(untagged):
+        return [untagged]
+    breaks = [m.start() for m in _ASKED.finditer(sentence)]
+    parts: list[str] = []
+    head = sentence[: breaks[-1]].strip() if breaks else ""
     if _CONDITIONAL.match(head):  # "if i moved to Tbilisi, would i need a visa?"
-        return ""
-    # Only the asker's own situation: "у сина алергія на арахіс, що дати йому?" asks
-    # about the son.
-    words = {w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", head)}
-    if not words & gate.SELF or any(
-        w in gate.OTHERS or gate.lemma_of(w) in gate.OTHERS for w in words
-    ):
-        return ""
-    return head if len(head.split()) >= 3 and is_statement(head) else ""
+        return []
+    if len(head.split()) >= 3 and is_statement(head) and _about_self(head):
+        parts.append(head)
+    elif head:
+        for clause in _CLAUSE.split(head):
+            clause = clause.strip()
+            if len(clause.split()) >= 2 and is_statement(clause) and _about_self(clause):
+                parts.append(clause)
+    request = _ASKS_ME.search(sentence)
+    if request is not None and request.start() > 0:
+        # Asked after a statement: ", can you…", "but can you…".
+        if not _LEADS_TO_ASK.search(sentence[: request.start()]):
+            request = None
+    if request is not None:
+        asked = sentence[request.start() :]
+        if not _HYPOTHETICAL_ASK.search(asked) and asked.strip() not in parts:
+            parts.append(asked.strip())
+    return parts
+
+
+_LEADS_TO_ASK = re.compile(r"(?:[,—–-]|\b(?:but|so|and|а|але|но|і|и|то))\s*$", re.IGNORECASE)
+_HYPOTHETICAL_ASK = re.compile(r"\b(?:what\s+if|if\s+i|если\s+я|якщо\s+я)\b", re.IGNORECASE)
 
 
 READ_CHARS = 8_000
@@ -169,15 +221,14 @@ def candidates(text: str) -> list[Candidate]:
     """Every op proposed for `text`, in the order stated; one per (kind, field, value)
     and sentence, the rules' first."""
     found: list[Candidate] = []
-    for position, whole in enumerate(sentences(_unquoted(text[:READ_CHARS]))):
-        sentence = whole if is_statement(whole) else stated_part(whole)
-        if not sentence:
-            continue
-        for piece in bounded(sentence):
+    told = sentences(_unquoted(text[:READ_CHARS]))
+    for position, whole in enumerate(told):
+        parts = [whole] if is_statement(whole) else stated_parts(whole)
+        for piece in (piece for part in parts for piece in bounded(part)):
             seen: set[tuple[str, str, str]] = set()
             ruled = _from_rules(piece)
             understood = [(c.start, c.end) for c in ruled]
-            slotted = _from_slots(piece)
+            slotted = _from_slots(piece) or _here(told[:position], piece)
             # The gazetteer and the dictionaries know places and names better than a
             # pattern's capture does ("Оксаной" is "Оксана").
             library = {c.op.field for c in slotted if c.origin in ("place", "name")}
@@ -225,6 +276,29 @@ def candidates(text: str) -> list[Candidate]:
                 seen.add(key)
                 found.append(replace(candidate, first=position == 0))
     return _most_specific(found)
+
+
+_HERE = re.compile(
+    r"\b(?:live|living|based|settled)\s+(?:right\s+)?here\b|(?<![\w-])(?:(?:живу|живём|живем"
+    r"|живемо|мешкаю)\s+(?:тут|здесь)|(?:тут|здесь)\s+(?:и\s+|і\s+)?(?:живу|живём|живем|живемо"
+    r"|мешкаю))(?![\w-])",
+    re.IGNORECASE,
+)
+"""The user's home given by pointing: "good routes near Girona? i live here"."""
+
+
+def _here(earlier: list[str], piece: str) -> list[Candidate]:
+    """Where "here" is, when a statement with no place of its own says the user lives
+    here: the place of the nearest earlier sentence, often a question ("куди піти на
+    обід в Харкові? я тут живу"), read as if the two were said together."""
+    if not _HERE.search(piece):
+        return []
+    for before in reversed(earlier[-2:]):
+        joined = f"{before.rstrip(' ?!.')}, {piece}"
+        found = [c for c in _from_slots(joined) if c.op.field == "timezone"]
+        if found:
+            return found
+    return []
 
 
 def _most_specific(found: list[Candidate]) -> list[Candidate]:

@@ -398,3 +398,78 @@ def test_a_huge_paste_is_read_only_as_far_as_people_state_preferences() -> None:
     filler = "lorem ipsum dolor sit amet " * (READ_CHARS // 20)
     assert ("set", "diet", "vegetarian") in values("I'm vegetarian. " + filler)
     assert values(filler + " I'm vegetarian.") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        # The user's clause beside someone else's, before the question.
+        ("my wife loves it fiery but I can only handle mild, what's a curry?", "spice", "mild"),
+        ("живу в Ужгороді, а сестра в Дубліні — коли созвонитися?", "timezone", "Europe/Kyiv"),
+        ("we're in lyon, what's a bouchon that works for both of us?", "timezone", "Europe/Paris"),
+        # A request asked as a question, or with a tag.
+        ("i'll write in english but can you answer in ukrainian?", "language", "uk"),
+        ("можно ты будешь отвечать на английском?", "language", "en"),
+        ("слухай, можна трохи тепліше?", "tone", "warm"),
+        ("пиши на ты, ок?", "tone", "informal"),
+    ],
+)
+def test_a_question_keeps_the_users_own_statement_and_requests(
+    text: str, field: str, value: str
+) -> None:
+    assert value in proposed(text, field)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "у сина алергія на арахіс, що дати йому?",
+        "my sister is vegan, what should i cook for her?",
+        "if i moved to Tbilisi, would i need a visa?",
+        "is a vegan diet healthy, or a myth?",
+        "можно ли есть глютен при диабете?",
+    ],
+)
+def test_a_question_about_someone_else_or_nothing_proposes_nothing(text: str) -> None:
+    assert candidates(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("good routes near Girona? i live here", "Europe/Madrid"),
+        ("куди піти на обід в Харкові? я тут живу", "Europe/Kyiv"),
+    ],
+)
+def test_here_is_the_place_of_the_sentence_before(text: str, zone: str) -> None:
+    assert proposed(text, "timezone") == [zone]
+
+
+def test_here_with_no_place_before_proposes_no_zone() -> None:
+    assert proposed("hi there. i live here now", "timezone") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Grad student in Kyiv here", False),
+        ("a retired teacher in Boise", False),
+        ("my students live in Boise", True),
+    ],
+)
+def test_a_role_word_is_the_user_unless_someone_owns_it(text: str, other: bool) -> None:
+    place = next(c for c in candidates(text) if c.op.field == "timezone")
+    assert ("x:p:other_subj" in place.features()) is other
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("I live in Almaty and still can't get used to the winters", False),
+        ("I live in Almaty, I'm used to the winters", False),
+        ("I used to live in Almaty", True),
+    ],
+)
+def test_getting_used_to_something_is_no_past(text: str, past: bool) -> None:
+    place = next(c for c in candidates(text) if c.op.field == "timezone")
+    assert ("c:used_to" in place.features()) is past
