@@ -421,6 +421,96 @@ def open_items(sentence: str) -> list[Proposal]:
     return found
 
 
+_OPEN_CYRILLIC = re.compile(
+    r"(?<![\w-])(?:(?P<like>(?:очень\s+|дуже\s+|просто\s+)?(?:люблю|обожаю|обожнюю|кайфую\s+от"
+    r"|кайфую\s+від|фанатею\s+от|фанатію\s+від|без\s+ума\s+от|обожаем|любим|любимо))"
+    r"|(?P<dislike>ненавижу|ненавиджу|терпеть\s+не\s+могу|терпіти\s+не\s+можу|не\s+переношу"
+    r"|не\s+перевариваю|не\s+люблю)|(?P<interest>увлекаюсь|захоплююсь|занимаюсь|займаюсь"
+    r"|увлекаемся|захоплюємось))\s+",
+    re.IGNORECASE,
+)
+_ITEM_WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
+_ITEM_POS = frozenset(("NOUN", "ADJF", "PRTF"))
+_ITEM_JOINS = frozenset("и й і та".split())
+
+
+def open_items_cyrillic(sentence: str) -> list[Proposal]:
+    """Things after a Russian or Ukrainian verb of liking, disliking or doing ("обожнюю
+    вареники з вишнями і борщ", "захоплююсь вишивкою"): each noun with its adjectives,
+    as the dictionaries parse them, through a list joined by commas and "і"/"и". A
+    known thing is named as the lexicon names it; another is kept in the user's words,
+    and a thing done in its dictionary form ("вишивкою" is "вишивка"). A verb, pronoun
+    or adverb after the cue ("люблю гулять", "люблю тебя", "люблю когда") is no thing."""
+    from aniso.profile.rules import route
+
+    if not morph.is_cyrillic(sentence):
+        return []
+    found: list[Proposal] = []
+    known = lexicon.mentions(sentence)
+    for m in _OPEN_CYRILLIC.finditer(sentence):
+        field = "likes" if m.group("like") else "dislikes" if m.group("dislike") else "interests"
+        for start, end in _noun_phrases(sentence, m.end()):
+            term = next((k for k in known if start <= k.start < end), None)
+            if term is not None:
+                routed = route(field, term.term)
+                if routed:
+                    found.append(about(term, sentence, "open")("add", routed))
+                continue
+            said = sentence[start:end]
+            value = said.lower() if field != "interests" else morph.lemmas(said)[0]
+            found.append(Proposal(make_op("add", field, value, said), start, end, "open"))
+    return found
+
+
+def _noun_phrases(sentence: str, position: int) -> list[tuple[int, int]]:
+    """The spans of a list of noun phrases from `position`: adjectives and a noun, a
+    prepositional phrase after it skipped ("вареники з вишнями"), items joined by a
+    comma, "и" or "і"; at most three words each, the list ends at anything else."""
+    spans: list[tuple[int, int]] = []
+    while True:
+        words = _words_of(sentence, position, _ITEM_POS, most=3)
+        if not words or morph.part_of_speech(words[-1].group()) != "NOUN":
+            return spans
+        spans.append((words[0].start(), words[-1].end()))
+        position = words[-1].end()
+        after = _ITEM_WORD.match(sentence, position + 1)
+        if after and not sentence[position : after.start()].strip():
+            if any(r[morph.POS] == "PREP" for r in morph.parses(after.group())):
+                modifier = _words_of(sentence, after.end(), _ITEM_POS, most=3)
+                position = modifier[-1].end() if modifier else after.end()
+        joined = _LIST_JOIN.match(sentence, position)
+        if joined is None:
+            return spans
+        position = joined.end()
+
+
+def _words_of(
+    sentence: str, position: int, kinds: frozenset[str], *, most: int
+) -> list[re.Match[str]]:
+    """The run of words from `position`, separated by spaces only, whose likeliest part of
+    speech is one of `kinds`."""
+    words: list[re.Match[str]] = []
+    for w in _ITEM_WORD.finditer(sentence, position):
+        if sentence[position : w.start()].strip() or len(words) == most:
+            break
+        readings = morph.parses(w.group())
+        if (
+            w.group().lower() in _ITEM_JOINS
+            or not readings
+            or readings[0][morph.POS] not in kinds
+            or "Apro" in readings[0][morph.TAG]  # "моя", "той": no thing
+        ):
+            break
+        words.append(w)
+        position = w.end()
+    return words
+
+
+_LIST_JOIN = re.compile(
+    r"\s*(?:,\s*(?:(?:и|й|і|та|а\s+также|а\s+ще)\s+)?|\s(?:и|й|і|та)\s+)", re.IGNORECASE
+)
+
+
 _OPEN_STOP = frozenset(
     """to it that this when how being having getting going doing making the a an my your
     his her their our its being so very really too much lot lots""".split()
@@ -430,6 +520,7 @@ _OPEN_STOP = frozenset(
 FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     items,
     open_items,
+    open_items_cyrillic,
     health,
     diet,
     language,

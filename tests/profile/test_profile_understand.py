@@ -473,3 +473,25 @@ def test_a_role_word_is_the_user_unless_someone_owns_it(text: str, other: bool) 
 def test_getting_used_to_something_is_no_past(text: str, past: bool) -> None:
     place = next(c for c in candidates(text) if c.op.field == "timezone")
     assert ("c:used_to" in place.features()) is past
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("люблю чібереки і плов, мамин особливо", "likes", "чібереки"),
+        ("обожнюю вареники з вишнями і борщ з пампушками", "likes", "borscht"),
+        ("захоплююсь вишивкою і фотографією", "interests", "photography"),
+        ("терпіти не можу родзинки, чесно", "dislikes", "родзинки"),
+    ],
+)
+def test_a_russian_or_ukrainian_list_after_a_verb_of_liking(
+    text: str, field: str, value: str
+) -> None:
+    assert value in proposed(text, field)
+
+
+@pytest.mark.parametrize(
+    "text", ["я люблю тебя", "люблю когда тихо", "обожнюю, коли ти так пишеш", "люблю гулять"]
+)
+def test_no_thing_after_a_verb_of_liking_proposes_nothing_open(text: str) -> None:
+    assert [c for c in candidates(text) if c.origin == "open"] == []
