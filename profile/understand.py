@@ -242,7 +242,8 @@ def candidates(text: str) -> list[Candidate]:
                 c for c in ruled if c.op.kind != "add" or (c.op.field, c.op.value) not in taken_back
             ]
             said = {c.op.key() for c in ruled}
-            used = [(c.start, c.end) for c in ruled]
+            # A rule's note is what no slot understood: it masks nothing.
+            used = [(c.start, c.end) for c in ruled if c.op.field != "notes"]
             slotted = [
                 c
                 for c in slotted
@@ -251,6 +252,13 @@ def candidates(text: str) -> list[Candidate]:
                 or (c.op.key() not in said and not any(a <= c.start < b for a, b in used))
             ]
             ruled = [c for c in ruled if c.op.field not in library]
+            # "предпочитаю официальный тон": the tone, not a note that quotes it.
+            ruled = [
+                c
+                for c in ruled
+                if c.op.field != "notes"
+                or not any(c.start <= s.start < c.end for s in slotted if s.op.field != "notes")
+            ]
             quoted = _quoted(piece)
             ruled = [c for c in ruled if not any(a <= c.start < b for a, b in quoted)]
             slotted = [c for c in slotted if not any(a <= c.start < b for a, b in quoted)]

@@ -93,7 +93,7 @@ FORMAT: Table = (
 TONE: Table = (
     (
         "to the point",
-        r"по\s+делу|по\s+суті|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point|direct"
+        r"по\s+делу|по\s+суті|по\s+ділу|без\s+воды|без\s+води|(?:straight\s+)?to\s+the\s+point|direct"
         r"|no[-\s]nonsense|skip\s+the\s+(?:pleasantries|fluff|small\s+talk)|прям\w*|чётко|четко"
         r"|чітко|(?:tell\s+me|say\s+it)\s+straight|no\s+(?:fluff|padding|filler|waffle)"
         r"|без\s+лишнего|без\s+зайвого|без\s+лишних\s+слов|без\s+зайвих\s+слів",
@@ -105,22 +105,22 @@ TONE: Table = (
     ),
     (
         "formal",
-        r"формальн\w*|официальн\w*|офіційн\w*|formal(?:ly)?|на\s+[«\"]?вы[»\"]?|на\s+[«\"]?ви[»\"]?"
-        r"|делов\w*|ділов\w*|вежлив\w*|ввічлив\w*|polite\w*|professional\w*",
+        r"(?:по)?формальн\w*|(?:по)?официальн\w*|офіційн\w*|formal(?:ly)?|на\s+[«\"]?вы[»\"]?|на\s+[«\"]?ви[»\"]?"
+        r"|делов\w*|ділов\w*|(?:по)?вежлив\w*|ввічлив\w*|polite\w*|professional\w*",
     ),
     (
         "brief",
         r"коротк\w*|кратк\w*|покороче|лаконичн\w*|стисл\w*|brief\w*|short\w*|concise\w*|terse"
         r"|succinct\w*|short\s+and\s+sweet|shorter|brevity|tl;?dr|короче|коротше|стисло",
     ),
-    ("warm", r"т[её]пл\w*|warm\w*"),
+    ("warm", r"(?:по)?т[её]пл\w*|warm\w*"),
     (
         "detailed",
-        r"подробн\w*|разв[её]рнут\w*|детальн\w*|докладн\w*|detailed|in\s+detail|thorough\w*",
+        r"(?:по)?подробн\w*|разв[её]рнут\w*|(?:по)?детальн\w*|докладн\w*|detailed|in\s+detail|thorough\w*",
     ),
     (
         "friendly",
-        r"дружелюбн\w*|friendl\w*|loosen\s+up|по-дружески|по-дружньому|как\s+друг\w*|як\s+(?:друг|подруга)"
+        r"(?:по)?дружелюбн\w*|friendl\w*|loosen\s+up|по-дружески|по-дружньому|как\s+друг\w*|як\s+(?:друг|подруга)"
         r"|like\s+a\s+friend|приязн\w*",
     ),
     ("reserved", r"сдержанн\w*|стриман\w*|reserved|restrained"),

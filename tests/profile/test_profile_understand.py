@@ -495,3 +495,19 @@ def test_a_russian_or_ukrainian_list_after_a_verb_of_liking(
 )
 def test_no_thing_after_a_verb_of_liking_proposes_nothing_open(text: str) -> None:
     assert [c for c in candidates(text) if c.origin == "open"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "tone"),
+    [
+        ("Также предпочитаю официальный тон и ответы списком", "formal"),
+        ("Будь подружелюбнее, ладно?", "friendly"),
+        ("можна сухо й по ділу, без співчуття", "to the point"),
+        ("а можно поподробнее в следующий раз", "detailed"),
+    ],
+)
+def test_a_tone_said_as_a_comparative_or_a_preference_is_the_tone_not_a_note(
+    text: str, tone: str
+) -> None:
+    assert proposed(text, "tone") == [tone]
+    assert proposed(text, "notes") == []
