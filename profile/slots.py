@@ -96,10 +96,40 @@ def timezone(sentence: str) -> list[Proposal]:
             continue
         if not after_preposition and _a_person(sentence, mention.start, mention.end):
             continue
+        if _ordinary_word(sentence, mention) and not _LIVES.search(sentence):
+            # "хожу в бассейн" is no move to Pathein, nor "back to normal" to Normal, IL.
+            continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
         found.append(Proposal(op, mention.start, mention.end, origin))
     return found
+
+
+_MIXED_CASE = re.compile(r"^\w+[A-Z]\w*$")
+_PROPER = ("Geox", "Name", "Surn", "Patr")
+
+
+def _ordinary_word(sentence: str, mention: places.Mention) -> bool:
+    """Whether a place's name, as written there, reads first as an everyday word, so only a
+    sentence about where the user lives makes it the place: a lower-case word (or one
+    capitalised only because it opens the sentence) that the Russian or Ukrainian
+    dictionary's likeliest reading makes a common noun, adjective or verb ("бассейн",
+    "метро", "судака", "Свободна"); a lower-case English word more frequent than the
+    place ("normal"); a word with a capital inside ("PhD") is an abbreviation."""
+    written = sentence[mention.start : mention.end]
+    if " " in written.strip():
+        return False
+    opens = not any(c.isalnum() for c in sentence[: mention.start])
+    if not morph.is_cyrillic(written):
+        if _MIXED_CASE.match(written) and not written.isupper():
+            return True
+        return written.islower() and places.is_common_word(written)
+    if not (written.islower() or opens):
+        return False
+    readings = morph.parses(written)
+    if not readings or not morph.is_known(written):
+        return False
+    return not any(mark in readings[0][morph.TAG] for mark in _PROPER)
 
 
 _PERSON_VERB = re.compile(

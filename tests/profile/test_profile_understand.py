@@ -511,3 +511,30 @@ def test_a_tone_said_as_a_comparative_or_a_preference_is_the_tone_not_a_note(
 ) -> None:
     assert proposed(text, "tone") == [tone]
     assert proposed(text, "notes") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "колено полетело, теперь хожу в бассейн",  # Pathein
+        "предлагай места куда можно доехать на метро",  # Metro, Indonesia
+        "щуку больше не предлагай. судака оставь",  # Sudak
+        "Свободна обычно с утра, до 11:00",  # Svobodnyy
+        "fully recovered, back to normal",  # Normal, Illinois
+        "i'm a PhD candidate, marine biology",  # New Philadelphia
+    ],
+)
+def test_an_everyday_word_that_some_town_is_named_sets_no_zone(text: str) -> None:
+    assert proposed(text, "timezone") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("живу в одесі", "Europe/Kyiv"),
+        ("хабаровск на связи", "Asia/Vladivostok"),
+        ("moved to nice last year", "Europe/Paris"),
+    ],
+)
+def test_a_lower_case_place_said_as_home_still_sets_its_zone(text: str, zone: str) -> None:
+    assert proposed(text, "timezone") == [zone]
