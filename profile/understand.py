@@ -295,6 +295,10 @@ _HERE = re.compile(
 """The user's home given by pointing: "good routes near Girona? i live here"."""
 
 
+HERE_REACH = 200
+"""How much of the sentence before "here" is read for its place, in characters."""
+
+
 def _here(earlier: list[str], piece: str) -> list[Candidate]:
     """Where "here" is, when a statement with no place of its own says the user lives
     here: the place of the nearest earlier sentence, often a question ("куди піти на
@@ -302,7 +306,9 @@ def _here(earlier: list[str], piece: str) -> list[Candidate]:
     if not _HERE.search(piece):
         return []
     for before in reversed(earlier[-2:]):
-        joined = f"{before.rstrip(' ?!.')}, {piece}"
+        # Its end is what "here" points back to; a pasted page before it is not read again.
+        said = before.rstrip(" ?!.")[-HERE_REACH:]
+        joined = f"{said[said.find(' ') + 1 :] if len(said) == HERE_REACH else said}, {piece}"
         found = [c for c in _from_slots(joined) if c.op.field == "timezone"]
         if found:
             return found

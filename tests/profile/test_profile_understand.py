@@ -11,7 +11,7 @@ from helpers import run_cli
 
 from aniso.bench.profile import evaluate, load, matches, split_of
 from aniso.profile import gate, morph, places
-from aniso.profile.understand import candidates, understand
+from aniso.profile.understand import HERE_REACH, candidates, understand
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "profile_statements.jsonl"
 
@@ -538,3 +538,10 @@ def test_an_everyday_word_that_some_town_is_named_sets_no_zone(text: str) -> Non
 )
 def test_a_lower_case_place_said_as_home_still_sets_its_zone(text: str, zone: str) -> None:
     assert proposed(text, "timezone") == [zone]
+
+
+def test_here_reads_only_the_end_of_a_long_sentence_before() -> None:
+    pasted = "word " * 600 + "and the office is in Girona?"
+    (place,) = candidates(f"{pasted} i live here")
+    assert place.op.value == "Europe/Madrid"
+    assert len(place.sentence) <= HERE_REACH + len(", i live here")
