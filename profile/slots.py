@@ -188,7 +188,7 @@ _STRONG = re.compile(
 )
 _WEAK = re.compile(
     r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo|and|but|btw|also|oh|ok|so)[,!]?\s+)"
-    r"(?i:i'?m|i\s+am|it'?s|this\s+is)\s+"
+    r"(?i:i'?m|i\s+am|it'?s|this\s+is|myself)\s+"
     r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
     r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю|и|а|і|й"
     r"|кстати|до\s+речі|до\s+речи)[,!]?\s+)"
@@ -211,6 +211,14 @@ _SOFT = re.compile(
     r"|(?<![\w-])(?i:everyone|everybody|(?:all\s+)?(?:my\s+)?friends|people|все|всі|друзья|друзі"
     r"|друзі\s+мої|мои\s+друзья)\s+(?i:call|calls|зовут|звуть|кличуть|называют|називають)"
     r"\s+(?:(?i:me|меня|мене)\s+)?(?P<v5>[\w'ʼ-]+)"
+    # The name, then how to use it: "Ирина Петровна, так меня и называйте".
+    r"|(?P<v6>[А-ЯЁІЇЄҐ][\w'ʼ-]+)(?:\s+[А-ЯЁІЇЄҐ][\w'ʼ-]+)?\s*[,—–-]?\s*(?i:так|вот\s+так)\s+"
+    r"(?i:меня|мене)\s+(?:(?i:и|і|й)\s+)?(?i:называй\w*|зови\w*|звіть|кличте|клич|називай\w*"
+    r"|звертайтесь|обращайтесь)"
+    # A signature that closes the message: "Regards, — Ingrid Solberg", "З повагою, Олена",
+    # a line "— Олена".
+    r"|(?:^\s*[—–]|(?i:regards|best|cheers|thanks|thank\s+you|с\s+уважением|з\s+повагою|спасибо"
+    r"|дякую)\s*,?\s*[—–-]?)\s*(?P<v7>[A-ZА-ЯЁІЇЄҐ][\w'ʼ-]+)(?:\s+[A-ZА-ЯЁІЇЄҐ][\w'ʼ-]+)?\s*$"
 )
 
 
@@ -255,11 +263,21 @@ def name(sentence: str) -> list[Proposal]:
     for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False)):
         for m in pattern.finditer(sentence):
             group = next(
-                g for g in ("v", "v2", "v3", "v4", "v5") if g in m.re.groupindex and m.group(g)
+                g
+                for g in ("v", "v2", "v3", "v4", "v5", "v6", "v7")
+                if g in m.re.groupindex and m.group(g)
             )
             word, end = m.group(group), m.end(group)
-            if pattern is _NAMED and not (morph.is_cyrillic(word) and morph.likely_name(word)):
+            if pattern is _NAMED and not (
+                morph.is_cyrillic(word)
+                # Inside "меня … зовут" a word is a name if any reading makes it one:
+                # "Ира" reads first as a form of "ир".
+                and (morph.likely_name(word) or (group == "v2" and morph.is_first_name(word)))
+            ):
                 continue
+            if group == "v7" and m.group().lstrip()[:1] in "—–" and morph.is_cyrillic(word):
+                if not morph.likely_name(word):
+                    continue  # "— Привет": a line of dialogue, not a signature
             if pattern is _SOFT and (
                 not morph.is_first_name(word)
                 if morph.is_cyrillic(word)

@@ -545,3 +545,24 @@ def test_here_reads_only_the_end_of_a_long_sentence_before() -> None:
     (place,) = candidates(f"{pasted} i live here")
     assert place.op.value == "Europe/Madrid"
     assert len(place.sentence) <= HERE_REACH + len(", i live here")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Меня Ира зовут, пиши списками", "Ира"),
+        ("Hi, myself Karthik, working in Singapore", "Karthik"),
+        ("Ирина Петровна, так меня и называйте", "Ирина Петровна"),
+        ("I would appreciate concise replies.\n\nRegards,\n— Ingrid Solberg", "Ingrid"),
+        ("З повагою, Олена", "Олена"),
+    ],
+)
+def test_a_name_in_another_order_or_in_a_signature(text: str, name: str) -> None:
+    assert proposed(text, "name") == [name]
+
+
+@pytest.mark.parametrize(
+    "text", ["— Привет", "— Да, конечно", "myself and my wife love sushi", "Thanks, Monday works"]
+)
+def test_a_line_of_dialogue_or_a_thank_you_names_no_one(text: str) -> None:
+    assert proposed(text, "name") == []
