@@ -115,13 +115,14 @@ def _ordinary_word(sentence: str, mention: places.Mention) -> bool:
     capitalised only because it opens the sentence) that the Russian or Ukrainian
     dictionary's likeliest reading makes a common noun, adjective or verb ("бассейн",
     "метро", "судака", "Свободна"); a lower-case English word more frequent than the
-    place ("normal"); a word with a capital inside ("PhD") is an abbreviation."""
+    place ("normal"); a short word with a capital inside ("PhD", "MSc") is an
+    abbreviation, where a longer one may be a place ("McAllen")."""
     written = sentence[mention.start : mention.end]
     if " " in written.strip():
         return False
     opens = not any(c.isalnum() for c in sentence[: mention.start])
     if not morph.is_cyrillic(written):
-        if _MIXED_CASE.match(written) and not written.isupper():
+        if len(written) <= 4 and _MIXED_CASE.match(written) and not written.isupper():
             return True
         return written.islower() and places.is_common_word(written)
     if not (written.islower() or opens):

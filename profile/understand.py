@@ -228,7 +228,9 @@ def candidates(text: str) -> list[Candidate]:
             seen: set[tuple[str, str, str]] = set()
             ruled = _from_rules(piece)
             understood = [(c.start, c.end) for c in ruled]
-            slotted = _from_slots(piece) or _here(told[:position], piece)
+            slotted = _from_slots(piece)
+            if not any(c.op.field == "timezone" for c in slotted):
+                slotted += _here(told[:position], piece)
             # The gazetteer and the dictionaries know places and names better than a
             # pattern's capture does ("Оксаной" is "Оксана").
             library = {c.op.field for c in slotted if c.origin in ("place", "name")}

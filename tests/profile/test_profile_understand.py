@@ -566,3 +566,9 @@ def test_a_name_in_another_order_or_in_a_signature(text: str, name: str) -> None
 )
 def test_a_line_of_dialogue_or_a_thank_you_names_no_one(text: str) -> None:
     assert proposed(text, "name") == []
+
+
+def test_here_is_read_beside_other_proposals_of_its_sentence() -> None:
+    text = "куди піти на обід в Харкові? я тут живу, і я вегетаріанка"
+    assert proposed(text, "timezone") == ["Europe/Kyiv"]
+    assert proposed(text, "diet") == ["vegetarian"]
