@@ -354,6 +354,8 @@ def _levels(
     def find(sentence: str) -> list[Proposal]:
         found = []
         for canonical, start, end in vocab_mentions(table, sentence):
+            if field == "tone" and _of_another_noun(sentence, end):
+                continue  # "хочу короткие блоки по 10 минут": blocks, not replies
             context = _clause(sentence, start) if anywhere else _before(sentence, start)
             if not cue.search(context) and not (after and _cued_after(sentence, start, end, after)):
                 continue
@@ -363,6 +365,28 @@ def _levels(
         return found
 
     return find
+
+
+_REPLY_NOUNS = frozenset(
+    """ответ текст сообщение абзац предложение фраза письмо объяснение пояснение формулировка
+    відповідь повідомлення речення абзац фраза лист пояснення формулювання тон стиль""".split()
+)
+"""What a reply is made of: "короткие ответы" is a tone, "короткие блоки" is not."""
+
+
+def _of_another_noun(sentence: str, end: int) -> bool:
+    """Whether a Russian or Ukrainian adjective of tone at sentence[:end] describes the
+    noun right after it, and that noun is no part of a reply (pymorphy3's likeliest
+    reading and lemma)."""
+    following = re.match(r"\s+([а-яёіїєґ'ʼ-]+)", sentence[end:], re.IGNORECASE)
+    if following is None or not morph.is_cyrillic(sentence[end - 1 : end]):
+        return False
+    readings = morph.parses(following.group(1))
+    return (
+        bool(readings)
+        and readings[0][morph.POS] == "NOUN"
+        and (readings[0][morph.LEMMA] not in _REPLY_NOUNS)
+    )
 
 
 diet = _levels("diet", vocab.DIET, re.compile(r"."), anywhere=True)

@@ -572,3 +572,15 @@ def test_here_is_read_beside_other_proposals_of_its_sentence() -> None:
     text = "куди піти на обід в Харкові? я тут живу, і я вегетаріанка"
     assert proposed(text, "timezone") == ["Europe/Kyiv"]
     assert proposed(text, "diet") == ["vegetarian"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tones"),
+    [
+        ("у меня бюджет минимальный и хочу короткие блоки по 10-15 минут", []),
+        ("давай короткие тексты", ["brief"]),
+        ("хочу коротко", ["brief"]),
+    ],
+)
+def test_a_tone_word_describing_something_else_is_no_tone(text: str, tones: list[str]) -> None:
+    assert proposed(text, "tone") == tones
