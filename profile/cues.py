@@ -155,6 +155,8 @@ INTEREST_AFTER = _cue(
     r"(?:is|are)\s+(?:my\s+(?:thing|things|jam|life|passion)|back\s+on)|continues|still\s+yes"
     r"|every\s+(?:day|morning|evening|weekend)|каждый\s+день|каждое\s+утро|щодня|щоранку"
     r"|по\s+выходным|по\s+вихідних|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
+    r"|(?:big\s+|huge\s+|massive\s+)?fan|занимаюсь|займаюсь|займаюся|играю|граю|продолжаю"
+    r"|продовжую|практикую|увлекаюсь|захоплююсь|захоплююся|болею|вболіваю"
 )
 DISLIKE_AFTER = _cue(
     r"ненавижу|ненавиджу|не\s+перевариваю|не\s+переношу|не\s+люблю|терпеть\s+не\s+могу"
@@ -173,18 +175,42 @@ STOPPED_AVOIDING = _cue(
 )
 """A negation of avoiding itself ("not avoiding beef anymore"); "I don't eat pork" is
 an avoidance whose cue happens to hold a negation."""
+ONLY = _cue(r"instead|only|зато|натомість|замість|вместо|только|тільки|лише|лишь|а\s+от|а\s+вот")
+"""A word that turns from things refused to the one kept: no refusal before it reaches
+past it ("i don't eat meat, only fish", "гітару закинула, а от йогу продовжую")."""
+CONTRAST = _cue(rf"{ONLY.pattern}|now|тепер|теперь")
+"""`ONLY` and "now": a negation before it does not reach past it either ("бокс кинув,
+тепер плавання"). "Now" does not stop an allergy or a dislike ("allergic to cats and now
+dogs too"), so it stops negations only."""
+
+
+def _past_contrast(before: str) -> str:
+    """The words of `before` after its last contrast word."""
+    ends = [m.end() for m in CONTRAST.finditer(before)]
+    return before[ends[-1] :] if ends else before
+
+
 AFTER_WEIGHT = 1.5
 """An after-cue counts this much farther than a before-cue at the same distance: in
 English the cue comes first; in Russian and Ukrainian either order is common."""
 
 
 def _nearest(
-    sentence: str, start: int, end: int, before: re.Pattern[str], after: re.Pattern[str] | None
+    sentence: str,
+    start: int,
+    end: int,
+    before: re.Pattern[str],
+    after: re.Pattern[str] | None,
+    *,
+    refusal: bool = False,
 ) -> float | None:
-    """Distance in characters from the span to the nearest cue in its clause, or None."""
+    """Distance in characters from the span to the nearest cue in its clause, or None.
+    A `refusal` cue does not reach past a word of `ONLY`."""
     c_start, c_end = clause_of(sentence, start)
     best: float | None = None
     for m in before.finditer(sentence, c_start, start):
+        if refusal and ONLY.search(sentence, m.end(), start):
+            continue
         distance = float(start - m.end())
         best = distance if best is None else min(best, distance)
     if after is not None:
@@ -200,15 +226,15 @@ def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
     start, end = mention.start, mention.end
     food = mention.term.kind == "food"
     distances = {
-        "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY),
-        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER) if food else None,
-        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER),
+        "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY, refusal=True),
+        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER, refusal=True) if food else None,
+        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER, refusal=True),
         "likes": _nearest(sentence, start, end, LIKE, LIKE_VERB_AFTER),
     }
     if food and distances["likes"] is None:
         distances["likes"] = _nearest(sentence, start, end, DRINK, None)
     if not food and distances["dislikes"] is None:
-        distances["dislikes"] = _nearest(sentence, start, end, DISLIKE_ASK, None)
+        distances["dislikes"] = _nearest(sentence, start, end, DISLIKE_ASK, None, refusal=True)
     if mention.term.kind == "interest" and distances["likes"] is None:
         distances["likes"] = _nearest(sentence, start, end, INTEREST, INTEREST_AFTER)
     found = [(d, stance) for stance, d in distances.items() if d is not None]
@@ -225,7 +251,7 @@ def items(sentence: str) -> list[Proposal]:
     for mention in lexicon.mentions(sentence):
         propose = about(mention, sentence, "cue")
         before = _before(sentence, mention.start)
-        negated = bool(NEGATED.search(before[-30:]))
+        negated = bool(NEGATED.search(_past_contrast(before[-30:])))
         stance = _stance(sentence, mention)
         if stance == "allergies":
             kind = "remove" if negated and not AVOID.search(before) else "add"

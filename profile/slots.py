@@ -446,6 +446,40 @@ def _owns(
     return False
 
 
+_JOINED = re.compile(r"(?:[\s,]|\b(?:and|or|и|или|й|і|та|чи|або)\b)*", re.IGNORECASE)
+
+
+def _quits(
+    mentions: list[lexicon.Mention],
+    mention: lexicon.Mention,
+    sentence: str,
+    start: int,
+    end: int,
+) -> bool:
+    """Whether a giving-up word in the clause is this hobby's: the nearest hobby to it,
+    or one listed with that one ("quit running and swimming"). "бокс кинув, тепер тільки
+    плавання" gives up boxing only, and "гітару закинула… а от йогу продовжую" keeps
+    yoga: a hobby beyond another thing is the other part of a contrast."""
+    if _owns(mentions, mention, _QUIT, sentence, start, end):
+        return True
+    for cue in _QUIT.finditer(sentence, start, end):
+        low, high = (
+            (cue.end(), mention.start)
+            if cue.end() <= mention.start
+            else (
+                mention.end,
+                cue.start(),
+            )
+        )
+        between = sentence[low:high]
+        for other in sorted(mentions, key=lambda m: -m.start):
+            if low <= other.start and other.end <= high:
+                between = between[: other.start - low] + between[other.end - low :]
+        if _JOINED.fullmatch(between):
+            return True
+    return False
+
+
 def reversals(sentence: str) -> list[Proposal]:
     """Ops that take something back: an allergy ruled out, a food eaten again (and with
     meat, the diet), a hobby given up, a format no longer wanted."""
@@ -467,7 +501,7 @@ def reversals(sentence: str) -> list[Proposal]:
             found += [propose("remove", "avoid"), propose("remove", "allergies")]
             if "meat" in term.categories:
                 found.append(propose("set", "diet", "omnivore"))
-        elif _QUIT.search(clause) and term.kind == "interest":
+        elif term.kind == "interest" and _quits(mentions, mention, sentence, start, end):
             found.append(propose("remove", "interests"))
         near = sentence[max(start, mention.start - NEAR) : min(end, mention.end + NEAR)]
         if _UNLIKED.search(near) and term.kind == "food" and not _AGAIN.search(clause):

@@ -584,3 +584,49 @@ def test_here_is_read_beside_other_proposals_of_its_sentence() -> None:
 )
 def test_a_tone_word_describing_something_else_is_no_tone(text: str, tones: list[str]) -> None:
     assert proposed(text, "tone") == tones
+
+
+def candidate_ops(text: str) -> set[tuple[str, str, str]]:
+    """(kind, field, value) of every proposal, before the gate."""
+    return {(c.op.kind, c.op.field, c.op.value) for c in candidates(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "removed", "kept"),
+    [
+        ("бокс кинув, тепер тільки плавання 🏊", "boxing", "swimming"),
+        ("гітару закинула, пальці болять 😅 а от йогу продовжую", "guitar", "yoga"),
+        ("stopped running after the race, knee is done", "running", "motorsport"),
+    ],
+)
+def test_giving_up_a_hobby_does_not_reach_the_one_kept(text: str, removed: str, kept: str) -> None:
+    ops = candidate_ops(text)
+    assert ("remove", "interests", removed) in ops
+    assert ("remove", "interests", kept) not in ops
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["i quit chess, yoga and running", "шахматы и йогу забросил", "quit running and swimming"],
+)
+def test_giving_up_a_list_of_hobbies_gives_up_each(text: str) -> None:
+    removed = {value for kind, field, value in candidate_ops(text) if kind == "remove"}
+    assert len(removed) >= 2
+
+
+@pytest.mark.parametrize(
+    ("text", "interest"),
+    [
+        ("бокс кинув, тепер тільки плавання", "swimming"),
+        ("серфінгом займаюсь, хвилі тут класні", "surfing"),
+        ("big rugby fan and love a good flat white", "rugby"),
+        ("в шахматы играю по выходным", "chess"),
+    ],
+)
+def test_a_hobby_after_a_contrast_or_before_its_verb_is_the_users(text: str, interest: str) -> None:
+    assert ("add", "interests", interest) in candidate_ops(text)
+
+
+def test_a_refusal_does_not_reach_past_only() -> None:
+    ops = candidate_ops("i don't eat meat, only fish")
+    assert ("add", "avoid", "fish") not in ops
