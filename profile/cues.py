@@ -33,7 +33,7 @@ NEGATED = _cue(
     r"|вже\s+не|кинул?\w*|перестав\w*|немає"
 )
 LIKE = _cue(
-    r"love\w*|like|likes|enjoy\w*|into|fan\s+of|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
+    r"love\w*|like|likes|enjoy\w*|into|fan\s+of|fav|favs|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
     r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
     r"|люблю|нравится|нравятся|обожаю|увлекаюсь|занимаюсь|играю|фанат\w*|кайфую|хобби|любим\w*"
     r"|подобається|подобаються|обожнюю|захоплююсь|захоплююся|займаюсь|займаюся|граю|улюблен\w*"
@@ -106,6 +106,7 @@ REPLY = _cue(
 MONEY = _cue(
     r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke|splurge|pricey|cost\w*"
     r"|бюджет\w*|дешев\w*|дорог\w*|деньг\w*|трат\w*|грош\w*|витрат\w*|дешевш\w*|коштов\w*"
+    r"|(?:най|наи)дешев\w*|эконом\w*|економ\w*|mid[\s-]?range|premium|премиум\w*|преміум\w*"
 )
 SPICY = _cue(
     r"spic\w*|chil[ei]\w*|heat|hot|mild|sauce|food|остр\w*|перц\w*|чили|мягк\w*|гостр\w*"
@@ -422,7 +423,12 @@ spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
 format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)
 tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
 
-_OPEN_LIKE = r"love|loving|adore|obsessed\s+with|(?:big|huge)\s+fan\s+of|crazy\s+about|mad\s+about"
+_OPEN_LIKE = (
+    r"love|loving|adore|obsessed\s+with|(?:big|huge)\s+fan\s+of|crazy\s+about|mad\s+about"
+    r"|(?P<heading>(?:my\s+)?(?:fav|fave|favs|faves|favou?rites?)\s+\w+\s*:"
+    r"|my\s+(?:\w+\s+)?taste\s*:)"
+)
+"""A verb of liking, or a list's heading ("fav foods: pho, khachapuri", "my music taste:")."""
 _OPEN_DISLIKE = r"hate|despise|detest|loathe|can'?t\s+stand|dislike"
 _OPEN = re.compile(
     rf"(?<![\w-])(?:(?P<like>{_OPEN_LIKE})|(?P<dislike>{_OPEN_DISLIKE}))\s+(?=[^.;!?()])",
@@ -452,7 +458,7 @@ def open_items(sentence: str) -> list[Proposal]:
         if rest is None:
             continue
         base = rest.start()
-        for phrase, start, end in split_items(rest.group()):
+        for phrase, start, end in split_items(rest.group(), listed=bool(m.group("heading"))):
             if any(base + start <= k.start < base + end for k in known):
                 continue  # the cue finder has it
             value = clean_unknown(phrase)

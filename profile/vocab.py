@@ -25,25 +25,43 @@ DIET: Table = (
     ("vegetarian", r"вегетариан\w*|вегетаріан\w*|vegetarian\w*|veggie"),
     (
         "omnivore",
-        r"omnivor\w*|всеядн\w*|всеїдн\w*|carnivore|eat\s+(?:pretty\s+much\s+)?(?:anything|everything)"
-        r"|ем\s+вс[её]|їм\s+усе|їм\s+все",
+        r"omnivor\w*|всеядн\w*|всеїдн\w*|carnivore|мясоед\w*|м['ʼ]ясоїд\w*|meat[\s-]eater"
+        r"|eat(?:ing)?\s+(?:literally\s+|pretty\s+much\s+|basically\s+)?(?:anything|everything)"
+        r"|(?:i|я)\s+(?:eat|ем|їм)\s+(?:meat|мясо|м['ʼ]ясо)|(?:мясо|м['ʼ]ясо)\s+(?:ем|їм)"
+        r"|(?:ем|їм|ел|ела|їв|їла)\s+(?:вс[её]|усе)|(?:мне|мені)\s+(?:можно|можна)\s+вс[её]",
     ),
 )
 BUDGET: Table = (
     (
         "minimal",
         r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|broke|as\s+cheap\s+as\s+possible"
-        r"|на\s+мели|без\s+грошей|без\s+денег",
+        r"|на\s+мели|без\s+грошей|без\s+денег|zero|nil|tiny|минимум\w*|мінімум\w*"
+        r"|(?:самые|самое|самых|самі|самий)\s+(?:экономн\w*|дешёв\w*|дешев\w*|економн\w*)"
+        r"|найдешевш\w*|наидешевейш\w*|найекономніш\w*|найбюджетніш\w*",
     ),
-    ("flexible", r"гибк\w*|гнучк\w*|неограниченн\w*|необмежен\w*|flexible|unlimited"),
+    (
+        "flexible",
+        r"гибк\w*|гнучк\w*|неограниченн\w*|необмежен\w*|flexible|unlimited"
+        r"|(?:doesn'?t|does\s+not|don'?t)\s+(?:really\s+)?matter|no\s+object"
+        r"|(?:less\s+of\s+a|not\s+(?:a|an))\s+(?:concern|issue|problem)"
+        r"|не\s+важн\w*|неважн\w*|не\s+имеет\s+значения|не\s+має\s+значення|неважлив\w*",
+    ),
     (
         "low",
         r"низьк\w*|низк\w*|маленьк\w*|небольш\w*|невелик\w*|ограниченн\w*|скромн\w*|обмежен\w*"
         r"|low|tight|small|limited|modest|cheap\w*|affordable|inexpensive|дешев\w*|недорог\w*"
         r"|бюджетн\w*|економн\w*|экономн\w*",
     ),
-    ("medium", r"средн\w*|умеренн\w*|середн\w*|medium|moderate|average"),
-    ("high", r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous|splurge|luxury"),
+    (
+        "medium",
+        r"средн\w*|умеренн\w*|середн\w*|medium|moderate|average"
+        r"|mid[\s-]?range|mid|normal|middle\s+of\s+the\s+road|помірн\w*",
+    ),
+    (
+        "high",
+        r"высок\w*|больш\w*|висок\w*|велик\w*|high|large|big|generous|splurge|luxury"
+        r"|premium|премиум\w*|преміум\w*|high[\s-]end",
+    ),
 )
 SPICE: Table = (
     (

@@ -120,12 +120,13 @@ def _pieces(text: str, offset: int) -> list[tuple[str, int, int]]:
     return out
 
 
-def split_items(fragment: str) -> list[tuple[str, int, int]]:
+def split_items(fragment: str, *, listed: bool = False) -> list[tuple[str, int, int]]:
     """The item phrases at the start of `fragment`, each with its span in it.
 
     The first comma-separated segment is always read; later segments only while
     every item in them is a known term, so "кино, йогу и дизайн" is a list but
-    "кино, посоветуй фильм" stops after "кино".
+    "кино, посоветуй фильм" stops after "кино". After a heading ("fav foods:") the
+    fragment is `listed`: later segments are read while each looks like an item.
     """
     cut = _CLAUSE_BREAK.search(fragment)
     head = fragment[: cut.start()] if cut else fragment
@@ -134,11 +135,17 @@ def split_items(fragment: str) -> list[tuple[str, int, int]]:
     offset = len(segments[0]) + 1
     for segment in segments[1:]:
         parts = _pieces(segment, offset)
-        if not parts or any(lexicon.lookup(p) is None for p, _, _ in parts):
+        if not parts or not all(_listed(phrase, listed=listed) for phrase, _, _ in parts):
             break
         phrases += parts
         offset += len(segment) + 1
     return phrases
+
+
+def _listed(phrase: str, *, listed: bool) -> bool:
+    """Whether a later segment's phrase continues a list: a known thing, or after a
+    heading anything that looks like an item."""
+    return lexicon.lookup(phrase) is not None or (listed and clean_unknown(phrase) is not None)
 
 
 def clean_unknown(phrase: str) -> str | None:

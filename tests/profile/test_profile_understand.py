@@ -630,3 +630,41 @@ def test_a_hobby_after_a_contrast_or_before_its_verb_is_the_users(text: str, int
 def test_a_refusal_does_not_reach_past_only() -> None:
     ops = candidate_ops("i don't eat meat, only fish")
     assert ("add", "avoid", "fish") not in ops
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("nursing student so budget is basically zero lol", "minimal"),
+        ("got a raise, mid range stuff is totally fine budget-wise", "medium"),
+        ("копим на ипотеку, бюджет жёсткий, всё по самому минимуму", "minimal"),
+        ("після скорочення економлю як можу, шукай тільки найдешевше", "minimal"),
+        ("budget doesn't really matter for gear", "flexible"),
+    ],
+)
+def test_a_budget_said_in_other_words(text: str, level: str) -> None:
+    assert ("set", "budget", level) in candidate_ops(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i will eat literally anything except cilantro",
+        "ok real context: i eat meat, i just want to eat less of it",
+        "я мясоед и горжусь",
+        "але я як їв усе так і буду",
+    ],
+)
+def test_eating_everything_is_an_omnivore(text: str) -> None:
+    assert ("set", "diet", "omnivore") in candidate_ops(text)
+
+
+def test_a_list_after_a_heading_is_read_to_its_end() -> None:
+    ops = candidate_ops("my favourite bands: radiohead, portishead, massive attack")
+    assert {("add", "likes", v) for v in ("radiohead", "portishead", "massive attack")} <= ops
+    assert ("add", "likes", "pho") in candidate_ops("fav foods: pho, khachapuri and dumplings")
+
+
+def test_without_a_heading_a_list_stops_at_an_unknown_segment() -> None:
+    ops = candidate_ops("i love radiohead, can you suggest a concert")
+    assert not any("suggest" in value for _, _, value in ops)
