@@ -104,7 +104,7 @@ REPLY = _cue(
     r"|верни\w*|давай|можно|можна|можеш\w*|знову|снова|назад|обратно"
 )
 MONEY = _cue(
-    r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke|splurge|pricey|cost\w*"
+    r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke(?!\s+(?:my|his|her|the|a|an|down|up|out|into|off|it|up|with))|splurge|pricey|cost\w*"
     r"|бюджет\w*|дешев\w*|дорог\w*|деньг\w*|трат\w*|грош\w*|витрат\w*|дешевш\w*|коштов\w*"
     r"|(?:най|наи)дешев\w*|эконом\w*|економ\w*|mid[\s-]?range|premium|премиум\w*|преміум\w*"
 )
@@ -158,6 +158,7 @@ INTEREST_AFTER = _cue(
     r"|по\s+выходным|по\s+вихідних|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
     r"|(?:big\s+|huge\s+|massive\s+)?fan|занимаюсь|займаюсь|займаюся|играю|граю|продолжаю"
     r"|продовжую|практикую|увлекаюсь|захоплююсь|захоплююся|болею|вболіваю"
+    r"|classes|class|lessons|practice|sessions|training|league|team|club"
 )
 DISLIKE_AFTER = _cue(
     r"ненавижу|ненавиджу|не\s+перевариваю|не\s+переношу|не\s+люблю|терпеть\s+не\s+могу"
@@ -477,6 +478,43 @@ def open_items(sentence: str) -> list[Proposal]:
     return found
 
 
+_PLAY = re.compile(
+    r"(?<![\w-])(?:(?:i|we)(?:'m|\s+am|\s+are)?\s+|(?:mostly|also|still|usually)\s+)"
+    r"(?:(?:mostly|also|still|usually|really|just|often)\s+)?play(?:ing)?\s+(?=[^.;!?()])",
+    re.IGNORECASE,
+)
+"""What the user plays ("i play go online a ton", "mostly play valorant and minecraft"):
+a game, a sport or an instrument, whether the lexicon knows it or not."""
+
+
+def played(sentence: str) -> list[Proposal]:
+    """Interests after "i play": a known thing as the lexicon names it (if it can be an
+    interest), another kept in the user's words. English only, as `open_items`."""
+    from aniso.profile.rules import clean_unknown, route, split_items
+
+    if morph.is_cyrillic(sentence):
+        return []
+    found: list[Proposal] = []
+    known = lexicon.mentions(sentence)
+    for m in _PLAY.finditer(sentence):
+        rest = _REST.match(sentence, m.end())
+        if rest is None:
+            continue
+        base = rest.start()
+        for phrase, start, end in split_items(rest.group()):
+            term = next((k for k in known if base + start <= k.start < base + end), None)
+            if term is not None:
+                if route("interests", term.term) == "interests":
+                    found.append(about(term, sentence, "open")("add", "interests"))
+                continue
+            value = clean_unknown(phrase)
+            if value is None or value.split()[0] in _OPEN_STOP:
+                continue
+            op = make_op("add", "interests", value, phrase)
+            found.append(Proposal(op, base + start, base + end, "open"))
+    return found
+
+
 _OPEN_CYRILLIC = re.compile(
     r"(?<![\w-])(?:(?P<like>(?:очень\s+|дуже\s+|просто\s+)?(?:люблю|обожаю|обожнюю|кайфую\s+от"
     r"|кайфую\s+від|фанатею\s+от|фанатію\s+від|без\s+ума\s+от|обожаем|любим|любимо))"
@@ -576,6 +614,7 @@ _OPEN_STOP = frozenset(
 FINDERS: tuple[Callable[[str], list[Proposal]], ...] = (
     items,
     open_items,
+    played,
     open_items_cyrillic,
     health,
     diet,

@@ -34,7 +34,7 @@ DIET: Table = (
 BUDGET: Table = (
     (
         "minimal",
-        r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|broke|as\s+cheap\s+as\s+possible"
+        r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|broke(?!\s+(?:my|his|her|the|a|an|down|up|out|into|off|it|with))|as\s+cheap\s+as\s+possible"
         r"|на\s+мели|без\s+грошей|без\s+денег|zero|nil|tiny|минимум\w*|мінімум\w*"
         r"|(?:самые|самое|самых|самі|самий)\s+(?:экономн\w*|дешёв\w*|дешев\w*|економн\w*)"
         r"|найдешевш\w*|наидешевейш\w*|найекономніш\w*|найбюджетніш\w*",

@@ -76,7 +76,8 @@ _PRONOUNS = {
 _PREPOSITIONS = {
     "в", "во", "на", "с", "со", "у", "для", "по", "из", "за", "при", "к", "от", "до", "когда",
     "если", "чтобы", "потому", "in", "at", "on", "for", "with", "from", "near", "around",
-    "during", "when", "if", "because", "to", "than", "as", "з", "із", "коли", "бо",
+    "during", "when", "if", "because", "to", "than", "as", "з", "із", "коли", "бо", "after",
+    "before", "until", "since", "every", "all", "online",
 }  # fmt: skip
 _STANCE_VERBS = {
     "love", "like", "hate", "adore", "enjoy", "dislike", "despise", "loathe", "detest", "can't",
@@ -96,7 +97,9 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s*(?:не|not|no|я|i|мне|мені|посоветуй|предложи|подскажи|помоги|suggest|recommend)\b",
     re.IGNORECASE,
 )
-_ITEM_SPLIT = re.compile(r"\s*,\s*|\s+(?:и|та|й|and|or|или|або|либо|&)\s+|\s*/\s*", re.IGNORECASE)
+_ITEM_SPLIT = re.compile(
+    r"\s*,\s*|\s+(?:и|і|та|й|and|or|или|або|либо|чи|&)\s+|\s*/\s*", re.IGNORECASE
+)
 _WORD = re.compile(r"[\w'ʼ’-]+")
 
 

@@ -179,6 +179,8 @@ RULES: tuple[Rule, ...] = (
     # Tone.
     rule(
         "en-tone",
+        # An ask, not what someone does: "i write short fiction" is no tone.
+        r"(?<!\bi\s)(?<!\bwe\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bthey\s)"
         r"\b(?:be|answer|reply|respond|write|talk|explain|keep\s+(?:it|your\s+answers|answers"
         r"|replies|responses))\s+(?:(?:always|more|very|a\s+bit|please)\s+)*" + _TONES,
         level("tone"),

@@ -668,3 +668,39 @@ def test_a_list_after_a_heading_is_read_to_its_end() -> None:
 def test_without_a_heading_a_list_stops_at_an_unknown_segment() -> None:
     ops = candidate_ops("i love radiohead, can you suggest a concert")
     assert not any("suggest" in value for _, _, value in ops)
+
+
+@pytest.mark.parametrize(
+    ("text", "interests"),
+    [
+        (
+            "yo im Jayden, 15, mostly play valorant and minecraft after school",
+            {"valorant", "minecraft"},
+        ),
+        ("we play tennis on sundays", {"tennis"}),
+        ("i've been taking salsa classes 3x a week", {"salsa"}),
+    ],
+)
+def test_what_the_user_plays_or_takes_classes_in_is_an_interest(
+    text: str, interests: set[str]
+) -> None:
+    found = {value for kind, field, value in candidate_ops(text) if field == "interests"}
+    assert interests <= found
+
+
+@pytest.mark.parametrize("text", ["i play with my kids on weekends", "i play it safe with money"])
+def test_playing_with_someone_or_safe_is_no_interest(text: str) -> None:
+    assert not [op for op in candidate_ops(text) if op[1] == "interests"]
+
+
+def test_breaking_a_bone_is_no_budget_and_writing_fiction_no_tone_rule() -> None:
+    assert not [op for op in candidate_ops("broke my wrist skateboarding") if op[1] == "budget"]
+    assert ("set", "budget", "minimal") in candidate_ops("i'm broke, cheap eats only")
+    found = [c for c in candidates("i write short fiction myself") if c.op.field == "tone"]
+    assert all(c.origin != "rules" for c in found)
+
+
+def test_a_ukrainian_list_joined_by_i_is_two_items() -> None:
+    liked = {v for k, f, v in candidate_ops("люблю борщ і вареники") if f == "likes"}
+    assert {"borscht", "varenyky"} <= liked
+    assert not [v for v in proposed("люблю ризото і все з трюфелем", "likes") if " і " in v]
