@@ -437,11 +437,17 @@ def lookup(name: str) -> Place | None:
     return found[2] if found else None
 
 
+BIG_OTHER_NAME = 100_000
+"""A city this big is known by its other names too, typed in lower case: "ghent" (Gent),
+"cluj" (Cluj-Napoca), as "лісабон" stands for Lisbon."""
+
+
 def _plausible(written: str, primary: bool, population: int) -> bool:
     """Whether a word as written can be taken for a place name. Lower-case words are
     often ordinary words that are also some town's other name ("the", "haha", "мир"),
-    so a lower-case Latin word must be a city's own name of four letters or more, and
-    a lower-case Cyrillic one a word the dictionary marks as a place or a big city's."""
+    so a lower-case Latin word must be of four letters or more and a city's own name or
+    a big city's other one, and a lower-case Cyrillic one a word the dictionary marks as
+    a place or a big city's."""
     if written.isupper() and len(written) <= 4 and not primary:
         # An airport's code is some city's other name in GeoNames ("NGO", "SGD"); a
         # short capitalised acronym in chat is an organisation or a currency.
@@ -450,9 +456,9 @@ def _plausible(written: str, primary: bool, population: int) -> bool:
         return True
     if morph.is_cyrillic(written):
         # The Ukrainian dictionary marks no places; a big city's name stands on its own.
-        big = population >= 100_000 and len(written) >= 5
+        big = population >= BIG_OTHER_NAME and len(written) >= 5
         return big or all(morph.is_place_word(word) for word in written.split())
-    return primary and len(written) >= 4
+    return len(written) >= 4 and (primary or population >= BIG_OTHER_NAME)
 
 
 @dataclass(frozen=True)

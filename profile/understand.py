@@ -289,12 +289,13 @@ def candidates(text: str) -> list[Candidate]:
 
 
 _HERE = re.compile(
-    r"\b(?:live|living|based|settled)\s+(?:right\s+)?here\b|(?<![\w-])(?:(?:живу|живём|живем"
-    r"|живемо|мешкаю)\s+(?:тут|здесь)|(?:тут|здесь)\s+(?:и\s+|і\s+)?(?:живу|живём|живем|живемо"
-    r"|мешкаю))(?![\w-])",
+    r"\b(?:live|living|based|settled|work|working)\s+(?:right\s+)?here\b|(?<![\w-])(?:(?:живу"
+    r"|живём|живем|живемо|мешкаю|работаю|працюю)\s+(?:тут|здесь)|(?:тут|здесь)\s+(?:и\s+|і\s+)?"
+    r"(?:живу|живём|живем|живемо|мешкаю|работаю|працюю))(?![\w-])",
     re.IGNORECASE,
 )
-"""The user's home given by pointing: "good routes near Girona? i live here"."""
+"""The user's home given by pointing: "good routes near Girona? i live here", "Лимассол,
+Кипр. Работаю тут в финтехе" (where one works is where one's day is)."""
 
 
 HERE_REACH = 200

@@ -704,3 +704,25 @@ def test_a_ukrainian_list_joined_by_i_is_two_items() -> None:
     liked = {v for k, f, v in candidate_ops("люблю борщ і вареники") if f == "likes"}
     assert {"borscht", "varenyky"} <= liked
     assert not [v for v in proposed("люблю ризото і все з трюфелем", "likes") if " і " in v]
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("i live in ghent and my grocery budget is medium", "Europe/Brussels"),
+        ("developer in cluj, game dev hobby in godot", "Europe/Bucharest"),
+    ],
+)
+def test_a_big_citys_other_name_in_lower_case_is_the_city(text: str, zone: str) -> None:
+    assert zone in proposed(text, "timezone")
+
+
+@pytest.mark.parametrize(
+    "text", ["i was in bed all day", "back in town tomorrow", "in time for dinner"]
+)
+def test_a_lower_case_everyday_word_after_in_is_no_city(text: str) -> None:
+    assert proposed(text, "timezone") == []
+
+
+def test_where_the_user_works_here_is_the_place_before() -> None:
+    assert "Asia/Nicosia" in proposed("Лимассол, Кипр. Работаю тут в финтехе.", "timezone")
