@@ -141,7 +141,7 @@ AVOID_AFTER = _cue(
     r"|no|not\s+allowed|is\s+off|are\s+off|is\s+out|are\s+out|never|забороне\w*|запрет\w*"
     r"|запретил\w*|заборонил\w*|(?:is|are)\s+a\s+no|is\s+the\s+thing\s+i\s+cut|ограничива\w*"
     r"|обмежу\w*|исключил\w*|виключил\w*|(?:больше\s+|більше\s+)?не\s+предлагай\w*"
-    r"|(?:більше\s+)?не\s+пропонуй\w*|не\s+советуй|не\s+радь"
+    r"|(?:більше\s+)?не\s+пропонуй\w*|не\s+советуй|не\s+радь|по\s+минимуму|по\s+мінімуму"
 )
 INTEREST = _cue(
     r"joined|picked\s+up|started|doing|back\s+to|took\s+up|into|hooked|записал\w*\s+на"

@@ -244,8 +244,10 @@ def candidates(text: str) -> list[Candidate]:
                 c for c in ruled if c.op.kind != "add" or (c.op.field, c.op.value) not in taken_back
             ]
             said = {c.op.key() for c in ruled}
-            # A rule's note is what no slot understood: it masks nothing.
-            used = [(c.start, c.end) for c in ruled if c.op.field != "notes"]
+            # A rule's note is what no slot understood: it masks nothing. Nor does a time
+            # the schedule rules read from the whole sentence: "розпиши рутину з 6 до 8 і
+            # без кави" is a schedule and no coffee.
+            used = [(c.start, c.end) for c in ruled if c.op.field not in ("notes", "schedule")]
             slotted = [
                 c
                 for c in slotted

@@ -726,3 +726,16 @@ def test_a_lower_case_everyday_word_after_in_is_no_city(text: str) -> None:
 
 def test_where_the_user_works_here_is_the_place_before() -> None:
     assert "Asia/Nicosia" in proposed("Лимассол, Кипр. Работаю тут в финтехе.", "timezone")
+
+
+def test_a_time_read_from_the_whole_sentence_masks_nothing_else_in_it() -> None:
+    ops = candidate_ops("розпиши ранкову рутину з 6 до 8 і без кави, я її кинула назовсім")
+    assert ("add", "avoid", "coffee") in ops
+    assert any(field == "schedule" for _, field, _ in ops)
+
+
+@pytest.mark.parametrize(
+    "text", ["у меня гипертония, соль ограничиваю", "в мене гіпертонія, тому сіль по мінімуму"]
+)
+def test_salt_cut_down_is_avoided(text: str) -> None:
+    assert ("add", "avoid", "salt") in candidate_ops(text)
