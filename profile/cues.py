@@ -48,6 +48,8 @@ LIKE_AFTER = _cue(
     r"(?:is|are)\s+(?:life|my\s+\w+)|(?:моя|моё|мое|мои|моє|мої|my)\s+(?:слабость|любовь|хобби"
     r"|увлечени\w*|страсть|вс[её]|слабкість|любов|хобі|захоплення|пристрасть|все|weakness|love"
     r"|hobby|passion|thing|jam)|лучшее\s+\w+|найкращ\w*|best\s+\w+\s+ever|вечные\s+увлечения"
+    r"|addict|junkie|lover|fiend|(?:is|are)\s+my\s+whole\s+personality|x\d+|every\s+single\s+day"
+    r"|(?:могу|можу)\s+есть\s+тоннами|тоннами|наркоман\w*|маньяк\w*|фанат\w*"
 )
 HEALTH = _cue(
     r"diagnos\w*|pregnan\w*|injur\w*|sprain\w*|fractur\w*|surgery|recovering|flu|sick|ill"

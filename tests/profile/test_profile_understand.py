@@ -739,3 +739,8 @@ def test_a_time_read_from_the_whole_sentence_masks_nothing_else_in_it() -> None:
 )
 def test_salt_cut_down_is_avoided(text: str) -> None:
     assert ("add", "avoid", "salt") in candidate_ops(text)
+
+
+def test_a_thing_the_user_is_an_addict_of_or_has_ten_times_a_day_is_liked() -> None:
+    assert ("add", "likes", "tea") in candidate_ops("istanbul. tea x10/day. don't judge")
+    assert ("add", "likes", "coffee") in candidate_ops("coffee addict, guilty")
