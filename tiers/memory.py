@@ -653,10 +653,13 @@ class TieredMemory:
 
     def _rank(self, hits: list[_Hit], *, now: datetime, triage_weight: float = 0.0) -> list[_Hit]:
         found = _actuality_inputs(self.db, [hit.block_id for hit in hits], now=now)
+        # Once per block: a block's episodes share its actuality, and hits outnumber
+        # blocks (a few hundred hits a turn).
+        factors = {block: 0.8 + 0.4 * actuality(inputs, now) for block, inputs in found.items()}
         for hit in hits:
-            inputs = found.get(hit.block_id)
-            if inputs is not None:
-                hit.score *= 0.8 + 0.4 * actuality(inputs, now)
+            factor = factors.get(hit.block_id)
+            if factor is not None:
+                hit.score *= factor
         if triage_weight > 0 and hits:
             _mix_criticality(hits, found, triage_weight)
         return sorted(hits, key=_hit_order)
