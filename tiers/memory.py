@@ -12,7 +12,7 @@ re-ranked with actuality and deduplicated; every item carries its provenance
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import zip_longest
@@ -296,8 +296,8 @@ class TieredMemory:
         scores = _evident_archive(scores, lexical_hits, dense_hits)
         scores = self._second_pass(query, scores, {key for key, _ in lexical_hits})
         excluded = set(exclude_episodes)
-        items, archived = self._materialise(scores, exclude=excluded)
-        items = _lift_neighbours(items, _restored_order(self.db, items), archived)
+        items, archived, restored = self._materialise(scores, exclude=excluded)
+        items = _lift_neighbours(items, _restored_order(self.db, restored), archived)
         if ENTITY_WEIGHT > 0:
             items = self._favour_named(items, entities.named(query))
         items = self._expand(items, query, now=now, exclude=excluded)
@@ -359,8 +359,10 @@ class TieredMemory:
 
     def _materialise(
         self, scores: dict[str, float], *, exclude: set[int]
-    ) -> tuple[list[_Hit], dict[int, tuple[int, float]]]:
-        """Hits for the keys found, and the archived episodes found (id → block, score).
+    ) -> tuple[list[_Hit], dict[int, tuple[int, float]], set[int]]:
+        """Hits for the keys found, the archived episodes found (id → block, score),
+        and the restored blocks among the episode hits' (read with their tier, so
+        `_restored_order` needs no query of its own).
 
         An archived episode is found by its kept vector and its FTS row, but stays
         packed: it stands for its block (warm summary or cold capsule) with its own
@@ -376,17 +378,20 @@ class TieredMemory:
         }
         scores_of_blocks = set(block_ids)
         hits: list[_Hit] = []
+        restored: set[int] = set()
         for row in select_in(
             self.db,
             "SELECT e.id, e.block_id, e.at, e.user_text, e.reply, e.ref, "
-            "b.tier, b.status FROM episodes e JOIN blocks b ON b.id = e.block_id "
-            "WHERE e.id IN ({})",
+            "b.tier, b.status, b.restored_from FROM episodes e JOIN blocks b "
+            "ON b.id = e.block_id WHERE e.id IN ({})",
             episode_ids,
             dicts=True,
         ):
             if row["id"] in exclude or row["status"] != "active":
                 continue
             hits.append(_episode_hit(row, score=scores[episode_key(row["id"])]))
+            if row["restored_from"] is not None:
+                restored.add(row["block_id"])
         lifted = _lift_archived(archived, hits)
         standing: dict[int, float] = {}
         for block_id, score in lifted.values():
@@ -425,7 +430,7 @@ class TieredMemory:
                     ),
                 )
             )
-        return hits, archived
+        return hits, archived, restored
 
     def _expand(
         self, hits: list[_Hit], query: str, *, now: datetime, exclude: set[int]
@@ -962,22 +967,12 @@ def _quotes_in_place(hits: list[_Hit]) -> list[_Hit]:
 
 
 def _restored_order(
-    db: sqlite_utils.Database, hits: list[_Hit]
+    db: sqlite_utils.Database, restored: Collection[int]
 ) -> dict[int, tuple[int | None, int | None]]:
-    """Previous and next episode, in time, of every episode of the restored blocks
-    among `hits` (few: a restore is rare; other blocks need no query)."""
-    block_ids = list({hit.block_id for hit in hits if hit.episode_id is not None})
-    restored = [
-        row["id"]
-        for row in select_in(
-            db,
-            "SELECT id FROM blocks WHERE id IN ({}) AND restored_from IS NOT NULL",
-            block_ids,
-            dicts=True,
-        )
-    ]
+    """Previous and next episode, in time, of every episode of the `restored` blocks
+    (few: a restore is rare; other blocks need no query)."""
     order: dict[int, tuple[int | None, int | None]] = {}
-    for block_id in restored:
+    for block_id in sorted(restored):
         ids = [
             row[0]
             for row in db.execute(
