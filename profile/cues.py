@@ -106,7 +106,7 @@ REPLY = _cue(
     r"|верни\w*|давай|можно|можна|можеш\w*|знову|снова|назад|обратно"
 )
 MONEY = _cue(
-    r"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|broke(?!\s+(?:my|his|her|the|a|an|down|up|out|into|off|it|up|with))|splurge|pricey|cost\w*"
+    rf"budget|cheap\w*|expensive|price\w*|spend\w*|afford\w*|money|{vocab.BROKE}|splurge|pricey|cost\w*"
     r"|бюджет\w*|дешев\w*|дорог\w*|деньг\w*|трат\w*|грош\w*|витрат\w*|дешевш\w*|коштов\w*"
     r"|(?:най|наи)дешев\w*|эконом\w*|економ\w*|mid[\s-]?range|premium|премиум\w*|преміум\w*"
 )

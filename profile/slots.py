@@ -463,14 +463,10 @@ def _quits(
     if _owns(mentions, mention, _QUIT, sentence, start, end):
         return True
     for cue in _QUIT.finditer(sentence, start, end):
-        low, high = (
-            (cue.end(), mention.start)
-            if cue.end() <= mention.start
-            else (
-                mention.end,
-                cue.start(),
-            )
-        )
+        if cue.end() <= mention.start:
+            low, high = cue.end(), mention.start
+        else:
+            low, high = mention.end, cue.start()
         between = sentence[low:high]
         for other in sorted(mentions, key=lambda m: -m.start):
             if low <= other.start and other.end <= high:

@@ -31,11 +31,13 @@ DIET: Table = (
         r"|(?:ем|їм|ел|ела|їв|їла)\s+(?:вс[её]|усе)|(?:мне|мені)\s+(?:можно|можна)\s+вс[её]",
     ),
 )
+BROKE = r"broke(?!\s+(?:my|his|her|the|a|an|down|up|out|into|off|it|with))"
+""""Broke" as out of money, not as broken: "i'm broke", not "broke my wrist"."""
 BUDGET: Table = (
     (
         "minimal",
-        r"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|broke(?!\s+(?:my|his|her|the|a|an|down|up|out|into|off|it|with))|as\s+cheap\s+as\s+possible"
-        r"|на\s+мели|без\s+грошей|без\s+денег|zero|nil|tiny|минимум\w*|мінімум\w*"
+        rf"минимальн\w*|мінімальн\w*|minimal|minimum|shoestring|{BROKE}"
+        r"|as\s+cheap\s+as\s+possible|на\s+мели|без\s+грошей|без\s+денег|zero|nil|tiny|минимум\w*|мінімум\w*"
         r"|(?:самые|самое|самых|самі|самий)\s+(?:экономн\w*|дешёв\w*|дешев\w*|економн\w*)"
         r"|найдешевш\w*|наидешевейш\w*|найекономніш\w*|найбюджетніш\w*",
     ),
