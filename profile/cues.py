@@ -376,15 +376,17 @@ def _levels(
     *,
     anywhere: bool = False,
     after: re.Pattern[str] | None = None,
+    of_replies: bool = False,
 ) -> Callable[[str], list[Proposal]]:
     """A finder for one closed or open field: each word of `table` in a clause with
     `cue` (or followed closely by `after`) proposes a set, or, after a negation, a
-    removal of that value."""
+    removal of that value. A field `of_replies` takes no adjective that describes
+    another noun (`_of_another_noun`)."""
 
     def find(sentence: str) -> list[Proposal]:
         found = []
         for canonical, start, end in vocab_mentions(table, sentence):
-            if field == "tone" and _of_another_noun(sentence, end):
+            if of_replies and _of_another_noun(sentence, end):
                 continue  # "хочу короткие блоки по 10 минут": blocks, not replies
             context = _clause(sentence, start) if anywhere else _before(sentence, start)
             if not cue.search(context) and not (after and _cued_after(sentence, start, end, after)):
@@ -424,7 +426,7 @@ language = _levels("language", vocab.LANGUAGE_WORDS, REPLY, after=REPLY_AFTER)
 budget = _levels("budget", vocab.BUDGET, MONEY, anywhere=True)
 spice = _levels("spice", vocab.SPICE, SPICY, anywhere=True)
 format_ = _levels("format", vocab.FORMAT, REPLY_SHAPE, anywhere=True)
-tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True)
+tone = _levels("tone", vocab.TONE, REPLY_SHAPE, anywhere=True, of_replies=True)
 
 _OPEN_LIKE = (
     r"love|loving|adore|obsessed\s+with|(?:big|huge)\s+fan\s+of|crazy\s+about|mad\s+about"
@@ -449,26 +451,17 @@ def open_items(sentence: str) -> list[Proposal]:
     goreng and sambal", "hate tourist traps"), in the user's words; and a thing named
     earlier in the sentence that "it" stands for ("reality tv 24/7 and i despise it").
     English only: a Russian or Ukrainian thing would need its English name."""
-    from aniso.profile.rules import clean_unknown, split_items
-
     if morph.is_cyrillic(sentence):
         return []
     found: list[Proposal] = []
     known = lexicon.mentions(sentence)
     for m in _OPEN.finditer(sentence):
         field = "likes" if m.group("like") else "dislikes"
-        rest = _REST.match(sentence, m.end())
-        if rest is None:
-            continue
-        base = rest.start()
-        for phrase, start, end in split_items(rest.group(), listed=bool(m.group("heading"))):
-            if any(base + start <= k.start < base + end for k in known):
+        for phrase, start, end in _open_phrases(sentence, m.end(), listed=bool(m.group("heading"))):
+            if any(start <= k.start < end for k in known):
                 continue  # the cue finder has it
-            value = clean_unknown(phrase)
-            if value is None or value.split()[0] in _OPEN_STOP:
-                continue
-            op = make_op("add", field, value, phrase)
-            found.append(Proposal(op, base + start, base + end, "open"))
+            if unknown := _unknown_item(field, phrase, start, end):
+                found.append(unknown)
     for m in _PRONOUN.finditer(sentence):
         before = [k for k in known if k.end <= m.start()]
         if before:
@@ -492,29 +485,46 @@ a game, a sport or an instrument, whether the lexicon knows it or not."""
 def played(sentence: str) -> list[Proposal]:
     """Interests after "i play": a known thing as the lexicon names it (if it can be an
     interest), another kept in the user's words. English only, as `open_items`."""
-    from aniso.profile.rules import clean_unknown, route, split_items
+    from aniso.profile.rules import route
 
     if morph.is_cyrillic(sentence):
         return []
     found: list[Proposal] = []
     known = lexicon.mentions(sentence)
     for m in _PLAY.finditer(sentence):
-        rest = _REST.match(sentence, m.end())
-        if rest is None:
-            continue
-        base = rest.start()
-        for phrase, start, end in split_items(rest.group()):
-            term = next((k for k in known if base + start <= k.start < base + end), None)
+        for phrase, start, end in _open_phrases(sentence, m.end()):
+            term = next((k for k in known if start <= k.start < end), None)
             if term is not None:
                 if route("interests", term.term) == "interests":
                     found.append(about(term, sentence, "open")("add", "interests"))
-                continue
-            value = clean_unknown(phrase)
-            if value is None or value.split()[0] in _OPEN_STOP:
-                continue
-            op = make_op("add", "interests", value, phrase)
-            found.append(Proposal(op, base + start, base + end, "open"))
+            elif unknown := _unknown_item("interests", phrase, start, end):
+                found.append(unknown)
     return found
+
+
+def _open_phrases(
+    sentence: str, position: int, *, listed: bool = False
+) -> list[tuple[str, int, int]]:
+    """The item phrases from `position` to the sentence's end (`rules.split_items`),
+    with their spans in `sentence`."""
+    from aniso.profile.rules import split_items
+
+    rest = _REST.match(sentence, position)
+    if rest is None:
+        return []
+    base = rest.start()
+    return [(p, base + s, base + e) for p, s, e in split_items(rest.group(), listed=listed)]
+
+
+def _unknown_item(field: str, phrase: str, start: int, end: int) -> Proposal | None:
+    """A thing the lexicon does not know, added to `field` in the user's words, when the
+    phrase looks like an item (`rules.clean_unknown`, and no function word first)."""
+    from aniso.profile.rules import clean_unknown
+
+    value = clean_unknown(phrase)
+    if value is None or value.split()[0] in _OPEN_STOP:
+        return None
+    return Proposal(make_op("add", field, value, phrase), start, end, "open")
 
 
 _OPEN_CYRILLIC = re.compile(
