@@ -131,6 +131,61 @@ def test_a_delete_queued_by_another_process_wins_over_a_held_vector(
     assert outbox(memory) == []
 
 
+def test_a_delete_queued_during_a_replay_wins_over_a_held_vector(
+    memory: TieredMemory, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process archives the episode after a replay has read which vectors it
+    holds and before it reads the outbox. The replay applies that delete; the held
+    upsert it skipped is spent with it, or the push after the reply brings the archived
+    episode's vector back (the TUI concurrency test's "1 stale")."""
+    held = memory.store(TEXTS[3], at=clock(), session="s", defer_index=True)
+    key = episode_key(held.episode_id)
+    live = memory.dense._live_held
+
+    def then_archived() -> dict[str, np.ndarray]:
+        found = live()
+        memory.db.execute(
+            "INSERT INTO outbox (op, ref, queued) VALUES ('delete', ?, ?)",
+            [key, clock().isoformat()],
+        )
+        return found
+
+    monkeypatch.setattr(memory.dense, "_live_held", then_archived)
+    memory.dense.flush(memory.texts_for, keep_held=True)
+    monkeypatch.undo()
+    memory.dense.push_held()
+    assert key not in memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
+def test_writes_queued_during_a_push_replay_after_it(
+    memory: TieredMemory, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process archives and restores the episode while its held vector is being
+    pushed: the push spends only the rows it read, so the delete and the upsert queued
+    meanwhile replay in order and the episode stays in the index."""
+    held = memory.store(TEXTS[1], at=clock(), session="s", defer_index=True)
+    key = episode_key(held.episode_id)
+    index = memory.dense.index
+    upsert = index.upsert
+
+    def meanwhile(*args: object, **kwargs: object) -> None:
+        upsert(*args, **kwargs)  # type: ignore[arg-type]
+        for op in ("delete", "upsert"):
+            memory.db.execute(
+                "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)",
+                [op, key, clock().isoformat()],
+            )
+
+    monkeypatch.setattr(index, "upsert", meanwhile)
+    memory.dense.push_held()
+    monkeypatch.undo()
+    assert outbox(memory) == [("delete", key), ("upsert", key)]
+    memory.dense.flush(memory.texts_for)
+    assert key in memory.dense.index.ids()
+    assert outbox(memory) == []
+
+
 def test_a_batch_replays_each_key_by_its_latest_operation(
     memory: TieredMemory, clock: SimulatedClock
 ) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -158,8 +158,15 @@ class DenseMemory:
             "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, at.isoformat()]
         )
 
-    def push(self, keys: Sequence[str], vectors: np.ndarray) -> None:
-        """Upsert vectors we already hold, then clear their outbox rows."""
+    def push(
+        self, keys: Sequence[str], vectors: np.ndarray, *, upto: Mapping[str, int] | None = None
+    ) -> None:
+        """Upsert vectors we already hold, then clear their outbox rows.
+
+        `upto` gives, per key, the id of the queued upsert the vector fulfils: the
+        key's rows up to it are done, deletes included, and rows queued after it (by
+        another process, while we pushed) stay to replay in order. Without it, every
+        queued upsert of the keys is cleared (a store pushing the vector it just queued)."""
         if not keys:
             return
         try:
@@ -167,7 +174,10 @@ class DenseMemory:
         except StoreError as error:
             self._degrade(error)
             return
-        self._clear(keys, "upsert")
+        if upto is None:
+            select_in(self.db, "DELETE FROM outbox WHERE op = 'upsert' AND ref IN ({})", list(keys))
+        else:
+            self._done({key: upto[key] for key in keys})
 
     def close(self) -> None:
         """Push what is held and release the index: its folder lock, its files. Another
@@ -216,34 +226,48 @@ class DenseMemory:
     def push_held(self) -> None:
         """Push every held vector whose upsert is still queued (an erasure may have
         taken it off the outbox since), then forget them."""
-        held, self._held = self._live_held(), {}
+        queued = self._live_rows()
+        held = {key: self._held[key] for key in queued}
+        self._held = {}
         if held:
-            self.push(list(held), np.vstack(list(held.values())))
+            self.push(list(held), np.vstack(list(held.values())), upto=queued)
 
     def _live_held(self) -> dict[str, np.ndarray]:
-        """The held vectors whose upsert is still queued with no delete after it. A
-        delete queued later, even by another process (a compaction archiving the
-        episode), is newer than the held copy: the key then replays from the outbox in
-        order, or a flush that skips held upserts would apply the delete first and the
-        push would bring the vector back."""
+        """The held vectors whose upsert is still queued with no delete after it."""
+        return {key: self._held[key] for key in self._live_rows()}
+
+    def _live_rows(self) -> dict[str, int]:
+        """For each live held vector, the id of the latest queued upsert it fulfils;
+        the others are forgotten. A delete queued later, even by another process (a
+        compaction archiving the episode), is newer than the held copy: the key then
+        replays from the outbox in order, or a flush that skips held upserts would
+        apply the delete first and the push would bring the vector back."""
         if not self._held:
             return {}
         keys = list(self._held)
-        queued = {
-            ref
-            for (ref,) in select_in(
+        queued = dict(
+            select_in(
                 self.db,
-                "SELECT ref FROM outbox AS u WHERE u.op = 'upsert' "
+                "SELECT ref, max(id) FROM outbox AS u WHERE u.op = 'upsert' "
                 "AND u.ref IN ({}) AND NOT EXISTS (SELECT 1 FROM outbox AS d "
-                "WHERE d.ref = u.ref AND d.op = 'delete' AND d.id > u.id)",
+                "WHERE d.ref = u.ref AND d.op = 'delete' AND d.id > u.id) GROUP BY ref",
                 keys,
             )
-        }
+        )
         self._held = {key: self._held[key] for key in keys if key in queued}
-        return dict(self._held)
+        return queued
 
-    def _clear(self, keys: Sequence[str], op: str) -> None:
-        select_in(self.db, "DELETE FROM outbox WHERE op = ? AND ref IN ({})", keys, params=[op])
+    def _done(self, upto: Mapping[str, int]) -> None:
+        """Clear each key's outbox rows up to the id its index write reflects, and
+        forget a held copy: the index now has the key's state as of that row, so the
+        earlier rows are spent. A held upsert a replay skipped counts too: once the
+        replay applied a delete queued after it, pushing the held copy later would
+        bring back a vector SQLite no longer expects."""
+        for key in upto:
+            self._held.pop(key, None)
+        self.db.conn.executemany(
+            "DELETE FROM outbox WHERE ref = ? AND id <= ?", [(key, i) for key, i in upto.items()]
+        )
 
     def _degrade(self, error: Exception) -> None:
         message = f"vector index unavailable, recall is lexical only: {error}"
@@ -305,9 +329,7 @@ class DenseMemory:
         gone = [key for key in upserts if key not in texts]
         if gone:
             self.index.delete(gone)
-        ids = [row_id for row_id, _, _ in rows]
-        marks = ",".join("?" * len(ids))
-        self.db.execute(f"DELETE FROM outbox WHERE id IN ({marks})", ids)
+        self._done({ref: row_id for row_id, _, ref in rows})  # rows are in id order
         return len(rows)
 
     def reconcile(self, now: datetime) -> tuple[int, int]:
