@@ -92,6 +92,7 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "once",
             r"this\s+time|just\s+this\s+once|for\s+this\s+one|for\s+now|today|tonight|разово"
+            r"|just\s+for\s+this|this\s+one\s+time|one-off|one\s+off"
             r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз"
             r"|this\s+(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"
             r"\s+(?:конкретн\w*\s+)?(?:ответ\w*|відповід\w*|текст\w*|раз)|конкретн\w*\s+(?:ответ|відповід)\w*",
@@ -132,7 +133,11 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"used\s+to|back\s+in|years\s+ago|ago|когда-то|раньше|колись|раніше|в\s+детстве"
             r"|last\s+(?:year|summer|winter|spring|month)|as\s+a\s+kid|in\s+college|в\s+юности"
             r"|в\s+прошлом\s+(?:году|месяце)|прошлым\s+(?:летом|годом)|минулого\s+(?:року|літа)"
-            r"|торік|у\s+дитинстві|в\s+дитинстві|в\s+молодості|тогда|тоді",
+            r"|торік|у\s+дитинстві|в\s+дитинстві|в\s+молодості|тогда|тоді"
+            # A year named as when it happened: "in 2019 i lived in Osaka", "в 2019 я
+            # жила в Мюнхені". "since 2019" and "с 2019" stay current.
+            r"|back\s+when|(?:in|spent|during)\s+(?:19|20)\d\d|[ву]\s+(?:19|20)\d\d"
+            r"|there\s+was\s+a\s+time|был\w*\s+(?:у\s+меня\s+)?период|був\s+(?:у\s+мене\s+)?період",
         ),
         (
             # Wondering is not stating: "не знаю, стать ли мне вегетарианкой", "чи варто".
@@ -443,7 +448,7 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
     found = set()
     if _other_subject(part, ukrainian=ukrainian):
         found.add("p:other_subj")
-    elif before and not part_has_person(part) and _joined(sentence, before[-1]):
+    elif before and not part_has_person(part) and _continues(sentence, before[-1], part):
         # "my dad retired and moved down to Phoenix": the part after "and" shares the
         # subject of the part before it.
         earlier = [m.end() for m in _PART.finditer(sentence, 0, before[-1] - 1)]
@@ -472,6 +477,9 @@ _PREPOSITIONS = frozenset(
 )
 _DETERMINERS = frozenset("my our his her their the a an your".split())
 _JOINS = frozenset("and but та і й и а но але зате".split())
+_HAS = frozenset("у в".split())
+"""Russian and Ukrainian say "X has" as "у X" ("у брата", "в сестри"): X is then whom the
+clause is about, though not in the nominative."""
 _SELF_SUBJECT = frozenset("i i'm im i've ive i'd я".split())
 """The user as a subject; "my" in "my sister moved" is not."""
 
@@ -479,6 +487,18 @@ _SELF_SUBJECT = frozenset("i i'm im i've ive i'd я".split())
 def part_has_person(part: list[str]) -> bool:
     lowered = (w.lower().replace("’", "'") for w in part)
     return any(w in SELF or w in WE or _is_other(w) for w in lowered)
+
+
+def _continues(sentence: str, boundary: int, part: list[str]) -> bool:
+    """Whether a part with no person in it goes on about the subject of the part before:
+    after a conjunction ("my dad retired and moved to Phoenix"), or after a comma when
+    no verb of its own says "I" ("жена у меня наоборот, мясоед страшный"; not "живу в
+    Киеве, люблю борщ")."""
+    if _joined(sentence, boundary):
+        return True
+    return sentence[boundary - 1] == "," and not any(
+        morph.is_first_person_verb(w.lower()) for w in part
+    )
 
 
 def _joined(sentence: str, boundary: int) -> bool:
@@ -510,6 +530,14 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
         if morph.is_cyrillic(word):
             if morph.is_nominative(word, ukrainian=ukrainian):
                 return True
+            if (
+                i
+                and lowered[i - 1] in _HAS
+                and not any(morph.is_first_person_verb(w) for w in lowered)
+            ):
+                return (
+                    True  # "у мужа только понедельник свободен": the husband's, not "живу у брата"
+                )
             continue
         if word in _ROLES and not any(
             w in _OWNERS or w.endswith("'s") for w in lowered[max(0, i - 3) : i]
