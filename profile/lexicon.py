@@ -224,7 +224,14 @@ class Mention:
 
 
 def mentions(text: str) -> list[Mention]:
-    """Every known term in `text`, longest match first at each position."""
+    """Every known term in `text`, longest match first at each position. Cached by text:
+    half a dozen finders, the gate and the staleness rules ask about the same sentence
+    in one extraction, and each reading lemmatises every word again."""
+    return list(_mentions(text))
+
+
+@lru_cache(maxsize=4096)
+def _mentions(text: str) -> tuple[Mention, ...]:
     found: list[Mention] = []
     words = tokens(text)
     index = _index()
@@ -251,7 +258,7 @@ def mentions(text: str) -> list[Mention]:
                 break
         else:
             position += 1
-    return found
+    return tuple(found)
 
 
 def _stem_misleads(word: str, term: Term) -> bool:
