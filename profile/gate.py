@@ -69,9 +69,21 @@ own place or diet as often as not, but not as surely as "I"; the gate learns how
 Subjects only: "our flight to Lisbon" says nothing of where we live."""
 NEGATIONS = frozenset("not no never don't dont isn't не ни нет ні немає ніколи никогда".split())
 QUOTES = '"“”«»„'
+_HERE = (
+    r"(?:live|living|based|settled|work|working)\s+(?:right\s+)?here"
+    r"|(?:живу|живём|живем|живемо|мешкаю|работаю|працюю)\s+(?:(?:тепер|теперь|уже|вже)\s+)?"
+    r"(?:тут|здесь)|(?:тут|здесь)\s+(?:(?:и|і|тепер|теперь|уже|вже)\s+)?"
+    r"(?:живу|живём|живем|живемо|мешкаю|работаю|працюю)"
+)
+HERE = re.compile(rf"(?<![\w-])(?:{_HERE})(?![\w-])", re.IGNORECASE)
+"""The user's home given by pointing: "good routes near Girona? i live here", "Лимассол,
+Кипр. Работаю тут в финтехе" (where one works is where one's day is), "перебрався до
+брата у Ванкувер, тут тепер живу". A cue of the gate's too: the place the sentence
+names is where the user is now, whoever else is in it."""
 _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE))
     for name, pattern in (
+        ("here", _HERE),
         (
             "move",
             r"moved|moving|relocat\w*|live|living|lives|based|settled|переехал\w*|переезд\w*"

@@ -290,16 +290,6 @@ def candidates(text: str) -> list[Candidate]:
     return _most_specific(found)
 
 
-_HERE = re.compile(
-    r"\b(?:live|living|based|settled|work|working)\s+(?:right\s+)?here\b|(?<![\w-])(?:(?:живу"
-    r"|живём|живем|живемо|мешкаю|работаю|працюю)\s+(?:тут|здесь)|(?:тут|здесь)\s+(?:и\s+|і\s+)?"
-    r"(?:живу|живём|живем|живемо|мешкаю|работаю|працюю))(?![\w-])",
-    re.IGNORECASE,
-)
-"""The user's home given by pointing: "good routes near Girona? i live here", "Лимассол,
-Кипр. Работаю тут в финтехе" (where one works is where one's day is)."""
-
-
 HERE_REACH = 200
 """How much of the sentence before "here" is read for its place, in characters."""
 
@@ -308,7 +298,7 @@ def _here(earlier: list[str], piece: str) -> list[Candidate]:
     """Where "here" is, when a statement with no place of its own says the user lives
     here: the place of the nearest earlier sentence, often a question ("куди піти на
     обід в Харкові? я тут живу"), read as if the two were said together."""
-    if not _HERE.search(piece):
+    if not gate.HERE.search(piece):
         return []
     for before in reversed(earlier[-2:]):
         # Its end is what "here" points back to; a pasted page before it is not read again.
