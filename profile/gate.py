@@ -542,14 +542,9 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
         if morph.is_cyrillic(word):
             if morph.is_nominative(word, ukrainian=ukrainian):
                 return True
-            if (
-                i
-                and lowered[i - 1] in _HAS
-                and not any(morph.is_first_person_verb(w) for w in lowered)
-            ):
-                return (
-                    True  # "у мужа только понедельник свободен": the husband's, not "живу у брата"
-                )
+            # "у мужа только понедельник свободен" is the husband's; "живу у брата" the user's.
+            if i and lowered[i - 1] in _HAS and not any(map(morph.is_first_person_verb, lowered)):
+                return True
             continue
         if word in _ROLES and not any(
             w in _OWNERS or w.endswith("'s") for w in lowered[max(0, i - 3) : i]
