@@ -208,11 +208,12 @@ class TieredMemory:
                 _close_related(self.db, block_id, _salient_terms(terms), clear=True)
             elif markers.resolves_problem(user_text) and not clears:
                 _close_related(self.db, block_id, _salient_terms(terms), clear=False)
-            self.dense.enqueue("upsert", episode_key(episode_id), at=at)
+            queued = self.dense.enqueue("upsert", episode_key(episode_id), at=at)
         if defer_index:
             self.dense.hold(episode_key(episode_id), vector)
         else:
-            self.dense.push([episode_key(episode_id)], vector[None, :])
+            key = episode_key(episode_id)
+            self.dense.push([key], vector[None, :], upto={key: queued})
         return StoredEpisode(episode_id, block_id, new_block, reason)
 
     def store_reply(self, episode_id: int, reply: str) -> None:

@@ -22,7 +22,7 @@ take an hour. The timed writes (the last ones) run unbatched, exactly as in the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -242,16 +242,19 @@ def batched_push(dense: DenseMemory, size: int = PUSH_BATCH) -> Iterator[None]:
     original = dense.push
     keys: list[str] = []
     rows: list[np.ndarray] = []
+    spent: dict[str, int] = {}
 
     def send() -> None:
         if keys:
-            original(list(keys), np.vstack(rows))
+            original(list(keys), np.vstack(rows), upto=dict(spent))
             keys.clear()
             rows.clear()
+            spent.clear()
 
-    def buffer(batch_keys: list[str], vectors: np.ndarray) -> None:
+    def buffer(batch_keys: list[str], vectors: np.ndarray, *, upto: Mapping[str, int]) -> None:
         keys.extend(batch_keys)
         rows.append(vectors)
+        spent.update(upto)
         if len(keys) >= size:
             send()
 

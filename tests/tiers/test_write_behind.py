@@ -36,6 +36,14 @@ def outbox(memory: TieredMemory) -> list[tuple[str, str]]:
     return [tuple(row) for row in memory.db.execute("SELECT op, ref FROM outbox ORDER BY id")]
 
 
+def queued_elsewhere(memory: TieredMemory, op: str, key: str) -> None:
+    """An outbox row as another process's enqueue writes it: this process's held copy
+    of the key is left as it is (`DenseMemory.enqueue` would drop it)."""
+    memory.db.execute(
+        "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, "2026-01-01T00:00:00"]
+    )
+
+
 def vectors(count: int, seed: int = 3) -> np.ndarray:
     matrix = np.random.default_rng(seed).normal(size=(count, 384)).astype(np.float32)
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -122,9 +130,7 @@ def test_a_delete_queued_by_another_process_wins_over_a_held_vector(
     push bring the vector back (the concurrency stress test found 5 such stale keys)."""
     held = memory.store(TEXTS[3], at=clock(), session="s", defer_index=True)
     key = episode_key(held.episode_id)
-    memory.db.execute(  # as the other process's enqueue: this one's held copy stays
-        "INSERT INTO outbox (op, ref, queued) VALUES ('delete', ?, ?)", [key, clock().isoformat()]
-    )
+    queued_elsewhere(memory, "delete", key)
     memory.recall("dentist appointment Thursday", now=clock())
     memory.dense.push_held()
     assert key not in memory.dense.index.ids()
@@ -144,10 +150,7 @@ def test_a_delete_queued_during_a_replay_wins_over_a_held_vector(
 
     def then_archived() -> dict[str, np.ndarray]:
         found = live()
-        memory.db.execute(
-            "INSERT INTO outbox (op, ref, queued) VALUES ('delete', ?, ?)",
-            [key, clock().isoformat()],
-        )
+        queued_elsewhere(memory, "delete", key)
         return found
 
     monkeypatch.setattr(memory.dense, "_live_held", then_archived)
@@ -171,11 +174,8 @@ def test_writes_queued_during_a_push_replay_after_it(
 
     def meanwhile(*args: object, **kwargs: object) -> None:
         upsert(*args, **kwargs)  # type: ignore[arg-type]
-        for op in ("delete", "upsert"):
-            memory.db.execute(
-                "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)",
-                [op, key, clock().isoformat()],
-            )
+        queued_elsewhere(memory, "delete", key)
+        queued_elsewhere(memory, "upsert", key)
 
     monkeypatch.setattr(index, "upsert", meanwhile)
     memory.dense.push_held()

@@ -149,24 +149,23 @@ class DenseMemory:
                 self._recent.pop(next(iter(self._recent)))
         return cached.copy()
 
-    def enqueue(self, op: str, key: str, *, at: datetime) -> None:
-        """Inside the caller's transaction: remember that the index must change."""
+    def enqueue(self, op: str, key: str, *, at: datetime) -> int:
+        """Inside the caller's transaction: remember that the index must change. Returns
+        the outbox row's id, which a `push` of the vector names as what it fulfils."""
         if op != "upsert":
             # The outbox now orders this key's writes: its upsert replays from SQLite.
             self._held.pop(key, None)
-        self.db.execute(
+        cursor = self.db.execute(
             "INSERT INTO outbox (op, ref, queued) VALUES (?, ?, ?)", [op, key, at.isoformat()]
         )
+        return int(cursor.lastrowid or 0)
 
-    def push(
-        self, keys: Sequence[str], vectors: np.ndarray, *, upto: Mapping[str, int] | None = None
-    ) -> None:
+    def push(self, keys: Sequence[str], vectors: np.ndarray, *, upto: Mapping[str, int]) -> None:
         """Upsert vectors we already hold, then clear their outbox rows.
 
         `upto` gives, per key, the id of the queued upsert the vector fulfils: the
         key's rows up to it are done, deletes included, and rows queued after it (by
-        another process, while we pushed) stay to replay in order. Without it, every
-        queued upsert of the keys is cleared (a store pushing the vector it just queued)."""
+        another process, while we pushed) stay to replay in order."""
         if not keys:
             return
         try:
@@ -174,10 +173,7 @@ class DenseMemory:
         except StoreError as error:
             self._degrade(error)
             return
-        if upto is None:
-            select_in(self.db, "DELETE FROM outbox WHERE op = 'upsert' AND ref IN ({})", list(keys))
-        else:
-            self._done({key: upto[key] for key in keys})
+        self._done({key: upto[key] for key in keys})
 
     def close(self) -> None:
         """Push what is held and release the index: its folder lock, its files. Another
