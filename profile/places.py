@@ -466,6 +466,8 @@ class Mention:
     place: Place
     start: int
     end: int
+    own_name: bool = True
+    """Whether the text names the place by its own name, not one of its other names."""
 
 
 def mentions(text: str) -> list[Mention]:
@@ -484,7 +486,7 @@ def mentions(text: str) -> list[Mention]:
                 if qualified is not None:
                     place, taken = qualified
                     end = words[position + size + taken - 1].end()
-                found.append(Mention(place, start, end))
+                found.append(Mention(place, start, end, entry[0]))
                 position += size + taken
                 break
         else:

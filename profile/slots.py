@@ -67,12 +67,22 @@ def _opens(sentence: str, mention: places.Mention) -> bool:
     """Whether a lower-case place opens the sentence as a capitalised one would: chat
     drops the capital a sentence starts with ("utrecht. i cycle everywhere", "manila
     here!", "хабаровск на связи"). A Latin word must stand alone there (punctuation or
-    "here" after it): "nice to meet you" and "reading is my thing" name no city. The
-    gazetteer's Cyrillic lower-case names are the dictionary's places already."""
+    "here" after it): "nice to meet you" and "reading is my thing" name no city. It must
+    also be a big city's own name: a greeting opens a message the same way, and GeoNames
+    lists towns and other names that are everyday words of some language ("hola!" is
+    Hola, Kenya; "selam," is one of Salem's names), so neither a small town nor another
+    name is read there without a capital or a preposition. The gazetteer's Cyrillic
+    lower-case names are the dictionary's places already."""
     if any(c.isalnum() for c in sentence[: mention.start]):
         return False
     written = sentence[mention.start : mention.end]
-    return morph.is_cyrillic(written) or bool(_STANDS_ALONE.match(sentence, mention.end))
+    if morph.is_cyrillic(written):
+        return True
+    return (
+        mention.own_name
+        and (mention.place.population or places.COUNTRY) >= places.BIG_OTHER_NAME
+        and bool(_STANDS_ALONE.match(sentence, mention.end))
+    )
 
 
 def timezone(sentence: str) -> list[Proposal]:

@@ -540,6 +540,23 @@ def test_a_lower_case_place_said_as_home_still_sets_its_zone(text: str, zone: st
     assert proposed(text, "timezone") == [zone]
 
 
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("utrecht. i cycle everywhere", "Europe/Amsterdam"),
+        ("boise. nurse. nights. free 2-6pm.", "America/Boise"),
+        ("hola! que tal", None),  # Hola, Kenya: 21,000 people
+        ("aloha! what's a good breakfast", None),  # Aloha, Oregon
+        ("selam, how are you", None),  # one of Salem's other names
+        ("Hola is where i live now", "Africa/Nairobi"),  # with its capital it is the town
+    ],
+)
+def test_a_lower_case_word_opening_a_message_is_a_place_only_if_a_big_citys_own_name(
+    text: str, zone: str | None
+) -> None:
+    assert proposed(text, "timezone") == ([zone] if zone else [])
+
+
 def test_here_reads_only_the_end_of_a_long_sentence_before() -> None:
     pasted = "word " * 600 + "and the office is in Girona?"
     (place,) = candidates(f"{pasted} i live here")
