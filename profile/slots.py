@@ -109,10 +109,58 @@ def timezone(sentence: str) -> list[Proposal]:
         if _ordinary_word(sentence, mention) and not _LIVES.search(sentence):
             # "хожу в бассейн" is no move to Pathein, nor "back to normal" to Normal, IL.
             continue
+        if _former_home(sentence, mention.start):
+            continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
         found.append(Proposal(op, mention.start, mention.end, origin))
     return found
+
+
+_PART_BREAK = re.compile(
+    r"[,;:()—–.!?]|\s-\s|(?<![\w-])(?:but|and\s+now|а|але|но|і\s+тепер|и\s+теперь)(?![\w-])",
+    re.IGNORECASE,
+)
+_LIVED = re.compile(
+    r"(?<![\w-])(?:lived|used\s+to\s+live|was\s+living|were\s+living"
+    r"|spent\s+(?:\d{4}|\w+\s+years?)\s+living)(?![\w-])",
+    re.IGNORECASE,
+)
+_NOW = re.compile(
+    r"(?<![\w-])(?:now|currently|still|these\s+days|since|(?:i|we)\s+live|(?:i'm|we're)\s+living"
+    r"|(?:i've|we've|ive|have|has)"
+    r"\s+lived|теперь|сейчас|тепер|зараз|досі|до\s+сих\s+пор|всё\s+ещё|все\s+ещё)(?![\w-])",
+    re.IGNORECASE,
+)
+_LIVING = frozenset("жить проживать пожить жити проживати пожити мешкати".split())
+"""The verbs of living whose tense says whether a Russian or Ukrainian home is now."""
+
+
+def _living(part: str, forms: tuple[str, ...], *, ukrainian: bool) -> bool:
+    """Whether `part` has a Russian or Ukrainian verb of living in one of `forms`
+    (`morph.verb_form`): "жила", "мешкали" are past; "живу", "живём" now. `ukrainian`
+    says the sentence is: "мешкав" alone reads as a Russian gerund."""
+    return any(
+        any(r[morph.POS] == "VERB" and r[morph.LEMMA] in _LIVING for r in morph.parses(word))
+        and morph.verb_form(word, ukrainian=ukrainian) in forms
+        for word in re.findall(r"[а-яёіїєґ'’ʼ-]+", part.lower())
+    )
+
+
+def _former_home(sentence: str, start: int) -> bool:
+    """Whether the place at `start` is where the user lived once, not now: its part of the
+    sentence (up to the place, from the last comma or "but"/"а") says "lived", "жили",
+    "мешкав" (pymorphy3's past tense of a verb of living), and nothing in its part brings
+    it to now ("now", "still", "since", "have lived", a present verb of living). "back
+    when i lived in Oslo" and "в 2016 ми жили в Барселоні" name no zone; "Раньше жил в
+    Хабаровске, а теперь в Ульяновске" names Ульяновск's only."""
+    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
+    part = sentence[breaks[-1] if breaks else 0 : start]
+    after = _PART_BREAK.search(sentence, start)
+    whole = part + sentence[start : after.start() if after else len(sentence)]
+    ukrainian = morph.has_ukrainian_letters(sentence)
+    past = bool(_LIVED.search(part)) or _living(part, ("past_sg", "past_pl"), ukrainian=ukrainian)
+    return past and not _NOW.search(whole) and not _living(whole, ("v1", "v3"), ukrainian=ukrainian)
 
 
 _MIXED_CASE = re.compile(r"^\w+[A-Z]\w*$")

@@ -467,7 +467,7 @@ def test_a_role_word_is_the_user_unless_someone_owns_it(text: str, other: bool) 
     [
         ("I live in Almaty and still can't get used to the winters", False),
         ("I live in Almaty, I'm used to the winters", False),
-        ("I used to live in Almaty", True),
+        ("I used to live in Almaty and I still do", True),
     ],
 )
 def test_getting_used_to_something_is_no_past(text: str, past: bool) -> None:
@@ -538,6 +538,23 @@ def test_an_everyday_word_that_some_town_is_named_sets_no_zone(text: str) -> Non
 )
 def test_a_lower_case_place_said_as_home_still_sets_its_zone(text: str, zone: str) -> None:
     assert proposed(text, "timezone") == [zone]
+
+
+@pytest.mark.parametrize(
+    ("text", "zones"),
+    [
+        ("back when i lived in Oslo i skied every weekend", []),
+        ("spent 2019 living in Hanoi, loved it", []),
+        ("в 2017 я жил в Новосибирске, там зимы жуткие", []),
+        ("у 2018 я жила у Кракові, там такі смачні обварзанки", []),
+        ("Раньше жил в Хабаровске, а теперь в Ульяновске.", ["Europe/Ulyanovsk"]),
+        ("i've lived in Berlin since 2019", ["Europe/Berlin"]),
+        ("i've lived in Vienna for ten years", ["Europe/Vienna"]),
+        ("я жила в Одесі все життя і досі тут", ["Europe/Kyiv"]),
+    ],
+)
+def test_a_home_in_the_past_tense_sets_no_zone(text: str, zones: list[str]) -> None:
+    assert proposed(text, "timezone") == zones
 
 
 @pytest.mark.parametrize(
