@@ -32,12 +32,15 @@ NEGATED = _cue(
     r"|quit|gave\s+up|не|больше\s+не|уже\s+не|нет|ни|бросил\w*|перестал\w*|ні|більше\s+не"
     r"|вже\s+не|кинул?\w*|перестав\w*|немає"
 )
+_DOING = r"увлекаюсь|захоплююсь|захоплююся|занимаюсь|займаюсь|займаюся|играю|граю|практикую"
+"""Russian and Ukrainian verbs of doing an activity as a pastime, a cue before the thing
+("играю в шахматы", `LIKE`) and after it ("в шахматы играю", `INTEREST_AFTER`)."""
 LIKE = _cue(
     r"love\w*|like|likes|enjoy\w*|into|fan\s+of|fav|favs|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
     r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
-    r"|люблю|нравится|нравятся|обожаю|увлекаюсь|занимаюсь|играю|фанат\w*|кайфую|хобби|любим\w*"
-    r"|подобається|подобаються|обожнюю|захоплююсь|захоплююся|займаюсь|займаюся|граю|улюблен\w*"
-    r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|практикую|учу|вивчаю|learning|studying|taking\s+up"
+    rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|любим\w*"
+    r"|подобається|подобаються|обожнюю|улюблен\w*"
+    r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
     r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
     r"|перейшла\s+на|switched\s+to|fave|faves|heaven|mad\s+about|hooked\s+on|addicted\s+to"
     r"|can'?t\s+get\s+enough\s+of|huge\s+fan\s+of|all\s+about|i'?d\s+marry|уважаю|угораю\s+по"
@@ -158,8 +161,7 @@ INTEREST_AFTER = _cue(
     r"(?:is|are)\s+(?:my\s+(?:thing|things|jam|life|passion)|back\s+on)|continues|still\s+yes"
     r"|every\s+(?:day|morning|evening|weekend)|каждый\s+день|каждое\s+утро|щодня|щоранку"
     r"|по\s+выходным|по\s+вихідних|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
-    r"|(?:big\s+|huge\s+|massive\s+)?fan|занимаюсь|займаюсь|займаюся|играю|граю|продолжаю"
-    r"|продовжую|практикую|увлекаюсь|захоплююсь|захоплююся|болею|вболіваю"
+    rf"|(?:big\s+|huge\s+|massive\s+)?fan|{_DOING}|продолжаю|продовжую|болею|вболіваю"
     r"|classes|class|lessons|practice|sessions|training|league|team|club"
 )
 DISLIKE_AFTER = _cue(

@@ -547,6 +547,7 @@ def test_a_lower_case_place_said_as_home_still_sets_its_zone(text: str, zone: st
         ("spent 2019 living in Hanoi, loved it", []),
         ("в 2017 я жил в Новосибирске, там зимы жуткие", []),
         ("у 2018 я жила у Кракові, там такі смачні обварзанки", []),
+        ("я мешкав у Львові три роки", []),  # "мешкав" alone reads as a Russian gerund
         ("Раньше жил в Хабаровске, а теперь в Ульяновске.", ["Europe/Ulyanovsk"]),
         ("i've lived in Berlin since 2019", ["Europe/Berlin"]),
         ("i've lived in Vienna for ten years", ["Europe/Vienna"]),
