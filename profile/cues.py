@@ -537,7 +537,6 @@ _OPEN_CYRILLIC = re.compile(
     r"|увлекаемся|захоплюємось))\s+",
     re.IGNORECASE,
 )
-_ITEM_WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
 _ITEM_POS = frozenset(("NOUN", "ADJF", "PRTF"))
 _ITEM_JOINS = frozenset("и й і та".split())
 
@@ -581,7 +580,7 @@ def _noun_phrases(sentence: str, position: int) -> list[tuple[int, int]]:
             return spans
         spans.append((words[0].start(), words[-1].end()))
         position = words[-1].end()
-        after = _ITEM_WORD.match(sentence, position + 1)
+        after = morph.WORD.match(sentence, position + 1)
         if after and not sentence[position : after.start()].strip():
             if any(r[morph.POS] == "PREP" for r in morph.parses(after.group())):
                 modifier = _words_of(sentence, after.end(), _ITEM_POS, most=3)
@@ -598,7 +597,7 @@ def _words_of(
     """The run of words from `position`, separated by spaces only, whose likeliest part of
     speech is one of `kinds`."""
     words: list[re.Match[str]] = []
-    for w in _ITEM_WORD.finditer(sentence, position):
+    for w in morph.WORD.finditer(sentence, position):
         if sentence[position : w.start()].strip() or len(words) == most:
             break
         readings = morph.parses(w.group())

@@ -18,6 +18,8 @@ from typing import Any
 
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 _UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
+WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
+"""A Russian or Ukrainian word, apostrophes and hyphens inside ("п'ю", "по-людськи")."""
 
 
 def is_cyrillic(text: str) -> bool:

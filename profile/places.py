@@ -44,6 +44,11 @@ class Place:
     timezone: str
     population: int
 
+    @property
+    def size(self) -> int:
+        """The population, a country (population 0 here) taken at `COUNTRY`."""
+        return self.population or COUNTRY
+
 
 _UNDECOMPOSED = str.maketrans(
     {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i", "ß": "ss", "æ": "ae"}
@@ -224,7 +229,7 @@ def _common(index: dict[str, Entry]) -> frozenset[str]:
         if entry is None or not word.isascii() or not word.isalpha():
             continue
         zipf = math.log10(frequency) + 9
-        if zipf > math.log10(entry[2].population or COUNTRY) - 1:
+        if zipf > math.log10(entry[2].size) - 1:
             found.add(word)
     return frozenset(found)
 

@@ -80,7 +80,7 @@ def _opens(sentence: str, mention: places.Mention) -> bool:
         return True
     return (
         mention.own_name
-        and (mention.place.population or places.COUNTRY) >= places.BIG_OTHER_NAME
+        and mention.place.size >= places.BIG_OTHER_NAME
         and bool(_STANDS_ALONE.match(sentence, mention.end))
     )
 
@@ -143,7 +143,7 @@ def _living(part: str, forms: tuple[str, ...], *, ukrainian: bool) -> bool:
     return any(
         any(r[morph.POS] == "VERB" and r[morph.LEMMA] in _LIVING for r in morph.parses(word))
         and morph.verb_form(word, ukrainian=ukrainian) in forms
-        for word in re.findall(r"[а-яёіїєґ'’ʼ-]+", part.lower())
+        for word in morph.WORD.findall(part.lower())
     )
 
 
