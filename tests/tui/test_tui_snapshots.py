@@ -8,12 +8,15 @@ cursor or toasts at capture time. Update after an intended change with
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from fakes import ScriptedLLM
 from svg_snapshots import check, screen_svg
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 from tui_helpers import SIZE, make_app, say, seed_cold_yoga, settle, wait_until
 
 from aniso.core.clock import SimulatedClock
@@ -40,6 +43,26 @@ async def still(pilot) -> None:  # type: ignore[no-untyped-def]
     pilot.app.set_focus(None)
     pilot.app.clear_notifications()
     await pilot.pause()
+    await _still_frame(pilot)
+
+
+async def _still_frame(pilot, *, rounds: int = 200) -> None:  # type: ignore[no-untyped-def]
+    """Wait for a frame the next one repeats, with the footer's keys drawn.
+
+    The focus change above makes the footer recompose its keys a few frames later; on
+    a busy machine one pause was not enough, and a snapshot caught the footer empty
+    (one dry run in two)."""
+    app = pilot.app
+    previous = None
+    for _ in range(rounds):
+        await pilot.pause()
+        frame = app.export_screenshot()
+        drawn = all(footer.query(FooterKey) for footer in app.screen.query(Footer))
+        if drawn and frame == previous:
+            return
+        previous = frame
+        await asyncio.sleep(0.02)
+    raise AssertionError("the screen never came to rest")
 
 
 async def test_chat_with_memory_panel(llm: ScriptedLLM, clock: SimulatedClock) -> None:
