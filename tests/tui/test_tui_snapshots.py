@@ -8,7 +8,6 @@ cursor or toasts at capture time. Update after an intended change with
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -42,27 +41,19 @@ async def still(pilot) -> None:  # type: ignore[no-untyped-def]
     # screenshot is taken: without focus it draws none, so snapshots are stable.
     pilot.app.set_focus(None)
     pilot.app.clear_notifications()
-    await pilot.pause()
-    await _still_frame(pilot)
-
-
-async def _still_frame(pilot, *, rounds: int = 200) -> None:  # type: ignore[no-untyped-def]
-    """Wait for a frame the next one repeats, with the footer's keys drawn.
-
-    The focus change above makes the footer recompose its keys a few frames later; on
-    a busy machine one pause was not enough, and a snapshot caught the footer empty
-    (one dry run in two)."""
+    # The focus change makes the footer recompose its keys a few frames later; on a busy
+    # machine one pause was not always enough, and a snapshot caught the footer empty.
+    # So wait for a frame, footer keys drawn, that the next frame repeats.
     app = pilot.app
-    previous = None
-    for _ in range(rounds):
-        await pilot.pause()
-        frame = app.export_screenshot()
+    frames: list[str] = []
+
+    def at_rest() -> bool:
+        frames.append(app.export_screenshot())
+        del frames[:-2]
         drawn = all(footer.query(FooterKey) for footer in app.screen.query(Footer))
-        if drawn and frame == previous:
-            return
-        previous = frame
-        await asyncio.sleep(0.02)
-    raise AssertionError("the screen never came to rest")
+        return drawn and len(frames) == 2 and frames[0] == frames[1]
+
+    await wait_until(pilot, at_rest)
 
 
 async def test_chat_with_memory_panel(llm: ScriptedLLM, clock: SimulatedClock) -> None:
