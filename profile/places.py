@@ -282,13 +282,63 @@ def build_index(cache: Any = None) -> dict[str, Entry]:
         for name in city["alternatenames"]:
             if _SCRIPT.match(name) and len(name) >= 3:
                 index.setdefault(fold(name), (False, place.population, place))
-    capitals = {(c["countrycode"], c["name"]): c for c in cities.values()}
+    _put_countries(index, cache)
+    return index
+
+
+def _put_countries(index: dict[str, Entry], cache: Any) -> None:
+    """Each country under its names (`country_names`), standing for its capital's zone.
+    It outranks a city's other name and a town that shares its name ("Montenegro" is not
+    Montenegro, Brazil; "Armenia" not Armenia, Colombia), but not a big city's own name."""
+    cities = cache.get_cities().values()
+    capitals = {(c["countrycode"], c["name"]): c for c in cities}
     for country in cache.get_countries().values():
         capital = capitals.get((country["iso"], country["capital"]))
-        if capital is not None:
-            # A country stands for its capital's zone; ranked below any city of the name.
-            put(country["name"], False, Place(country["name"], capital["timezone"], 0))
-    return index
+        if capital is None:
+            continue
+        place = Place(country["name"], capital["timezone"], 0)
+        for name in country_names(country["iso"]) | {country["name"]}:
+            if not _SCRIPT.match(name) or len(name) < 3:
+                continue
+            held = index.get(fold(name))
+            if held is None or not held[0] or held[1] < CITY_OVER_COUNTRY:
+                index[fold(name)] = (False, 0, place)
+
+
+CITY_OVER_COUNTRY = 1_000_000
+"""A city this big keeps its own name when a country shares it; a smaller one gives the
+name up to the country, which is what a person who names it means."""
+_COUNTRY_ALIASES = {
+    "RU": ("Россия", "Росія"),
+    "GB": ("Великобритания", "Великобританія", "Британия", "Британія", "Англия", "Англія"),
+    "US": ("США", "Америка", "Штаты", "Штати"),
+    "KR": ("Корея", "Южная Корея"),
+    "MD": ("Молдова", "Молдавия"),
+    "CZ": ("Czech Republic", "Чехия", "Чехія"),
+}
+"""What Russian and Ukrainian users call a few countries whose ISO names are formal
+("Российская Федерация", "Соединённое Королевство")."""
+
+
+def country_names(iso: str) -> set[str]:
+    """A country's names: pycountry's ISO 3166 names in English (the short, common and
+    official ones) and their Russian and Ukrainian translations, which pycountry ships
+    as gettext catalogues, and the everyday names of `_COUNTRY_ALIASES`. Names with a
+    comma ("Korea, Republic of") are an index's ordering, not how anyone writes."""
+    import gettext
+
+    import pycountry
+
+    country = pycountry.countries.get(alpha_2=iso)
+    if country is None:
+        return set(_COUNTRY_ALIASES.get(iso, ()))
+    names = {country.name, plain(country.name)}
+    names |= {getattr(country, a, "") for a in ("common_name", "official_name")} - {""}
+    for language in ("ru", "uk"):
+        translation = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
+        names.add(translation.gettext(country.name))
+    names |= set(_COUNTRY_ALIASES.get(iso, ()))
+    return {name for name in names if "," not in name}
 
 
 def build_homonyms(cache: Any = None) -> dict[str, list[Sited]]:
@@ -404,10 +454,13 @@ def _forms(name: str) -> Iterator[str]:
     if morph.is_cyrillic(key):
         # Only a word the dictionaries do not know is tried in Russian spelling: "Він"
         # (he) and "Віра" (a name) must not become "Вин" and "Вера".
+        # Only a noun's lemma is respelled: a place's name is a noun, and the respelled
+        # lemma of an abbreviation's reading of "сім'єю" ("сім'єй") was "Семей", Semey.
         respell = morph.may_be_place(key)
+        nouns = {r[morph.LEMMA] for r in morph.parses(key) if r[morph.POS] == "NOUN"}
         for lemma in morph.place_lemmas(key):
             yield fold(lemma)
-            if respell:
+            if respell and (lemma in nouns or " " in key):
                 yield from (fold(spelling) for spelling in _russian_spellings(fold(lemma)))
 
 
@@ -447,12 +500,14 @@ BIG_OTHER_NAME = 100_000
 "cluj" (Cluj-Napoca), as "лісабон" stands for Lisbon."""
 
 
-def _plausible(written: str, primary: bool, population: int) -> bool:
+def _plausible(written: str, primary: bool, place: Place) -> bool:
     """Whether a word as written can be taken for a place name. Lower-case words are
     often ordinary words that are also some town's other name ("the", "haha", "мир"),
     so a lower-case Latin word must be of four letters or more and a city's own name or
     a big city's other one, and a lower-case Cyrillic one a word the dictionary marks as
-    a place or a big city's."""
+    a place or a big city's or a country's ("в україні"). A lower-case Latin country
+    stays out: "turkey" is food as often as not, and wordfreq cannot tell them apart."""
+    population = place.population
     if written.isupper() and len(written) <= 4 and not primary:
         # An airport's code is some city's other name in GeoNames ("NGO", "SGD"); a
         # short capitalised acronym in chat is an organisation or a currency.
@@ -461,7 +516,7 @@ def _plausible(written: str, primary: bool, population: int) -> bool:
         return True
     if morph.is_cyrillic(written):
         # The Ukrainian dictionary marks no places; a big city's name stands on its own.
-        big = population >= BIG_OTHER_NAME and len(written) >= 5
+        big = place.size >= BIG_OTHER_NAME and len(written) >= 5
         return big or all(morph.is_place_word(word) for word in written.split())
     return len(written) >= 4 and (primary or population >= BIG_OTHER_NAME)
 
@@ -485,7 +540,7 @@ def mentions(text: str) -> list[Mention]:
         for size in range(min(LONGEST, len(words) - position), 0, -1):
             start, end = words[position].start(), words[position + size - 1].end()
             entry = _entry(text[start:end])
-            if entry is not None and _plausible(text[start:end], entry[0], entry[2].population):
+            if entry is not None and _plausible(text[start:end], entry[0], entry[2]):
                 place, taken = entry[2], 0
                 qualified = _qualified(text, words, position + size, text[start:end])
                 if qualified is not None:

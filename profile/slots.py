@@ -109,7 +109,7 @@ def timezone(sentence: str) -> list[Proposal]:
         if _ordinary_word(sentence, mention) and not _LIVES.search(sentence):
             # "хожу в бассейн" is no move to Pathein, nor "back to normal" to Normal, IL.
             continue
-        if _former_home(sentence, mention.start):
+        if _former_home(sentence, mention.start) or _moved_from(sentence, mention.start):
             continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
@@ -161,6 +161,29 @@ def _former_home(sentence: str, start: int) -> bool:
     ukrainian = morph.has_ukrainian_letters(sentence)
     past = bool(_LIVED.search(part)) or _living(part, ("past_sg", "past_pl"), ukrainian=ukrainian)
     return past and not _NOW.search(whole) and not _living(whole, ("v1", "v3"), ukrainian=ukrainian)
+
+
+_FROM = re.compile(r"(?:\bfrom|(?<![\w-])(?:из|изо|с|со|з|із|зі|від))\s+$", re.IGNORECASE)
+_MOVING = frozenset(
+    """переехать переезжать уехать уезжать перебраться выехать съехать эмигрировать
+    переїхати переїжджати виїхати виїжджати перебратися емігрувати""".split()
+)
+_MOVED = re.compile(r"\b(?:moved|moving|move|relocated|relocating|emigrated)\b", re.IGNORECASE)
+
+
+def _moved_from(sentence: str, start: int) -> bool:
+    """Whether the place at `start` is where a move began: "from", "из", "з" before it
+    and a verb of moving in its clause (pymorphy3's lemma for Russian and Ukrainian).
+    "moved to Hanoi from Seattle", "переехал из Москвы", "переїхали з Торонто до
+    Калгарі": the source of a move is, by the verb's meaning, no longer home."""
+    if not _FROM.search(sentence[max(0, start - 6) : start]):
+        return False
+    begin, end = clause_of(sentence, start)
+    clause = sentence[begin:end]
+    if _MOVED.search(clause):
+        return True
+    words = morph.WORD.findall(clause.lower())
+    return any(lemma in _MOVING for word in words for lemma in morph.lemmas(word))
 
 
 _MIXED_CASE = re.compile(r"^\w+[A-Z]\w*$")

@@ -84,6 +84,54 @@ def test_a_pronoun_is_no_place_through_its_lemma() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("мы уехали из Сербии", "Europe/Belgrade"),
+        ("живём в Черногории", "Europe/Podgorica"),  # not Montenegro, a town in Brazil
+        ("we moved to Armenia", "Asia/Yerevan"),  # not Armenia, Colombia
+        ("живу в україні", "Europe/Kyiv"),  # lower case: a country is big enough
+        ("переїхали до Польщі", "Europe/Warsaw"),
+        ("вернулся в Россию", "Europe/Moscow"),
+        ("живу в Англии", "Europe/London"),
+        ("Mexico here", "America/Mexico_City"),
+    ],
+)
+def test_a_country_in_any_language_and_case_is_its_capitals_zone(text: str, zone: str) -> None:
+    assert [m.place.timezone for m in places.mentions(text)] == [zone]
+
+
+def test_a_lower_case_latin_country_stays_a_word() -> None:
+    # "turkey" is food as often as the country; wordfreq cannot tell them apart.
+    assert places.mentions("i'm allergic to turkey") == []
+
+
+def test_a_word_is_no_place_through_an_unlikely_readings_respelling() -> None:
+    # An abbreviation's reading of "сім'єю" has the lemma "сім'єй", "Семей" (Semey).
+    assert [m.place.name for m in places.mentions("переїхали з сім'єю до Варшави")] == ["Warsaw"]
+    assert [m.place.name for m in places.mentions("живу в Ґетеборзі")] == ["Gothenburg"]
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("moved to hanoi from seattle 3 weeks ago", "Asia/Bangkok"),
+        ("Just moved to Vancouver from Toronto!", "America/Vancouver"),
+        ("переехали из Риги в Таллин, работа новая", "Europe/Tallinn"),
+        ("щас в лиссабоне живу, уже полгода, переехал из москвы", "Europe/Lisbon"),
+        ("переїхали з Торонто до Калгарі", "America/Edmonton"),
+        ("переехал с Урала в Пермь", "Asia/Yekaterinburg"),
+    ],
+)
+def test_where_a_move_began_is_no_zone(text: str, zone: str) -> None:
+    assert proposed(text, "timezone") == [zone]
+
+
+def test_from_without_a_move_is_still_a_place() -> None:
+    assert proposed("I'm from Boston", "timezone") == ["America/New_York"]
+    assert proposed("привет из Киева, я тут живу", "timezone") == ["Europe/Kyiv"]
+
+
+@pytest.mark.parametrize(
     ("word", "ukrainian", "form"),
     [
         ("живу", False, "v1"),
