@@ -168,22 +168,31 @@ _MOVING = frozenset(
     """переехать переезжать уехать уезжать перебраться выехать съехать эмигрировать
     переїхати переїжджати виїхати виїжджати перебратися емігрувати""".split()
 )
-_MOVED = re.compile(r"\b(?:moved|moving|move|relocated|relocating|emigrated)\b", re.IGNORECASE)
+_MOVED = re.compile(r"moved|moving|move|relocated|relocating|emigrated", re.IGNORECASE)
 
 
 def _moved_from(sentence: str, start: int) -> bool:
     """Whether the place at `start` is where a move began: "from", "из", "з" before it
-    and a verb of moving in its clause (pymorphy3's lemma for Russian and Ukrainian).
-    "moved to Hanoi from Seattle", "переехал из Москвы", "переїхали з Торонто до
-    Калгарі": the source of a move is, by the verb's meaning, no longer home."""
+    and a verb of moving in its part of the sentence (up to a comma or "but"; pymorphy3's
+    lemma for Russian and Ukrainian), not negated. "moved to Hanoi from Seattle",
+    "переехал из Москвы", "переїхали з Торонто до Калгарі": the source of a move is, by
+    the verb's meaning, no longer home. "я из Омска и сейчас тут же, никуда не уезжал"
+    moved nowhere."""
     if not _FROM.search(sentence[max(0, start - 6) : start]):
         return False
-    begin, end = clause_of(sentence, start)
-    clause = sentence[begin:end]
-    if _MOVED.search(clause):
-        return True
-    words = morph.WORD.findall(clause.lower())
-    return any(lemma in _MOVING for word in words for lemma in morph.lemmas(word))
+    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
+    after = _PART_BREAK.search(sentence, start)
+    part = sentence[breaks[-1] if breaks else 0 : after.start() if after else len(sentence)]
+    words = _WORDS.findall(part.lower())
+    return any(
+        (_MOVED.fullmatch(word) or any(lemma in _MOVING for lemma in morph.lemmas(word)))
+        and (i == 0 or words[i - 1] not in _NOT)
+        for i, word in enumerate(words)
+    )
+
+
+_WORDS = re.compile(r"[\w'’ʼ-]+")
+_NOT = frozenset("not never didn't didnt haven't havent не ні ніколи никогда".split())
 
 
 _MIXED_CASE = re.compile(r"^\w+[A-Z]\w*$")

@@ -129,6 +129,10 @@ def test_where_a_move_began_is_no_zone(text: str, zone: str) -> None:
 def test_from_without_a_move_is_still_a_place() -> None:
     assert proposed("I'm from Boston", "timezone") == ["America/New_York"]
     assert proposed("привет из Киева, я тут живу", "timezone") == ["Europe/Kyiv"]
+    # A move denied, or one in another part of the sentence, began nowhere.
+    assert proposed("I never moved from Boston", "timezone") == ["America/New_York"]
+    text = "я из Омска и сейчас тут же, никуда не уезжал, хотя все вокруг поразъехались"
+    assert proposed(text, "timezone") == ["Asia/Omsk"]
 
 
 @pytest.mark.parametrize(
