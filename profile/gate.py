@@ -289,10 +289,16 @@ def features(
         # changed: in "my brother … is only free mornings now" the brother changed.
         state = held_found[0].split(":")[2]
         held_found += [f"x:held:{state}:{cue}" for cue in around if cue in _WHO]
+        # A trip, a plan or a doubt beside a place is no move, however different the
+        # place is from the one held; a move or "live here" is one.
+        held_found += [f"x:held:{state}:c:{flag}" for flag in sorted(flags & _WHEN)]
     out += held_found
     return out + [f"x:{cue}" for cue in around]
 
 
+_WHEN = frozenset({"trip", "future", "doubt", "move", "here", "used_to"})
+"""The named cues of whether a place or a state is the user's now, crossed with what the
+field holds."""
 _WHO = frozenset(
     {
         "other_closer", "self:none", "self_clause", "other_clause", "v1_clause",

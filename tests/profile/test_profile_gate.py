@@ -79,6 +79,16 @@ def test_a_move_that_names_someone_else_reads_as_an_update_of_a_held_zone() -> N
     assert update > news + 0.1
 
 
+def test_a_trip_beside_a_held_zone_is_its_own_feature() -> None:
+    zone = {"timezone": ["Europe/Kyiv"]}
+    (trip,) = [c for c in candidates("летимо в Єгипет у відпустку") if c.op.field == "timezone"]
+    (move,) = [c for c in candidates("переїхали до Варшави") if c.op.field == "timezone"]
+    assert "x:held:other:c:trip" in trip.features(0.1, zone)
+    assert "x:held:other:c:move" in move.features(0.1, zone)
+    assert not [f for f in trip.features(0.1, {}) if f.startswith("x:held:none:c:") and "move" in f]
+    assert "x:held:none:c:trip" in trip.features(0.1, {})
+
+
 def _trainer():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("train_profile_gate", SCRIPT)
     assert spec and spec.loader
