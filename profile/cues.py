@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from aniso.profile import lexicon, morph, vocab
+from aniso.profile import allowance, lexicon, morph, vocab
 from aniso.profile.delta import make_op
 from aniso.profile.slots import Proposal, about, clause_of, vocab_mentions
 
@@ -181,7 +181,7 @@ STOPPED_AVOIDING = _cue(
 )
 """A negation of avoiding itself ("not avoiding beef anymore"); "I don't eat pork" is
 an avoidance whose cue happens to hold a negation."""
-ONLY = _cue(r"instead|only|зато|натомість|замість|вместо|только|тільки|лише|лишь|а\s+от|а\s+вот")
+ONLY = _cue(allowance.KEPT)
 """A word that turns from things refused to the one kept: no refusal before it reaches
 past it ("i don't eat meat, only fish", "гітару закинула, а от йогу продовжую")."""
 CONTRAST = _cue(rf"{ONLY.pattern}|now|тепер|теперь")
@@ -231,10 +231,17 @@ def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
     allergy, avoid, dislike or like; None without a cue."""
     start, end = mention.start, mention.end
     food = mention.term.kind == "food"
+    refused = not allowance.allowed_after(sentence, end)  # "no onions, garlic is fine"
     distances = {
-        "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY, refusal=True),
-        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER, refusal=True) if food else None,
-        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER, refusal=True),
+        "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY, refusal=True)
+        if refused
+        else None,
+        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER, refusal=True)
+        if food and refused
+        else None,
+        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER, refusal=True)
+        if refused
+        else None,
         "likes": _nearest(sentence, start, end, LIKE, LIKE_VERB_AFTER),
     }
     if food and distances["likes"] is None:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import lexicon, vocab
+from aniso.profile import allowance, lexicon, vocab
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta, make_op
 from aniso.profile.lexicon import Term
 from aniso.profile.rules import prefilter
@@ -94,7 +94,8 @@ _CLAUSE_BREAK = re.compile(
     r"(?:я|i|мне|me|мені|ты|you|он|она|he|she|it|мы|we|это|це)\b"
     r"|,?\s+(?:но|а|but|however|однако|зато|але|хоча|although|though)\b"
     r"|\s+[-—–]\s+"
-    r"|,\s*(?:не|not|no|я|i|мне|мені|посоветуй|предложи|подскажи|помоги|suggest|recommend)\b",
+    r"|,\s*(?:не|not|no|я|i|мне|мені|посоветуй|предложи|подскажи|помоги|suggest|recommend)\b"
+    rf"|,\s*(?:{allowance.KEPT})\b",  # "no pork, only chicken": what is left in
     re.IGNORECASE,
 )
 _ITEM_SPLIT = re.compile(
@@ -148,6 +149,8 @@ def split_items(fragment: str, *, listed: bool = False) -> list[tuple[str, int, 
 def _listed(phrase: str, *, listed: bool) -> bool:
     """Whether a later segment's phrase continues a list: a known thing, or after a
     heading anything that looks like an item."""
+    if allowance.ALLOWED.search(phrase):
+        return False
     return lexicon.lookup(phrase) is not None or (listed and clean_unknown(phrase) is not None)
 
 

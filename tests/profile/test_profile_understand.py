@@ -720,6 +720,52 @@ def test_a_refusal_does_not_reach_past_only() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "refused", "kept"),
+    [
+        ("i don't eat pork, only chicken and beef", "pork", "chicken"),
+        ("no dairy, except butter", "dairy", "butter"),
+        ("no red meat for me, chicken is fine", "meat", "chicken"),
+        ("i can't eat shellfish, fish is fine", "shellfish", "fish"),
+        ("не ем свинину, только курицу", "pork", "chicken"),
+        ("не ем свинину, кроме курицы", "pork", "chicken"),
+        ("без молочного, сливочное масло можно", "dairy", "butter"),
+        ("не їм свинину, тільки курку", "pork", "chicken"),
+        ("без цибулі, часник можна", "onion", "garlic"),
+    ],
+)
+def test_a_refusal_does_not_reach_what_it_leaves_in(text: str, refused: str, kept: str) -> None:
+    """The exception at the end of a list of refusals is what the user eats: banning
+    it is the opposite of what they said."""
+    ops = candidate_ops(text)
+    assert ("add", "avoid", refused) in ops
+    assert not {op for op in ops if op[0] == "add" and op[2] == kept}
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "refused"),
+    [
+        ("no onions, garlic, or peppers please", "avoid", {"onion", "garlic", "bell peppers"}),
+        ("без цибулі, часнику і перцю", "avoid", {"onion", "garlic", "bell peppers"}),
+        ("no onions, garlic either", "avoid", {"onion", "garlic"}),
+        ("без цибулі, часник теж не можна", "avoid", {"onion", "garlic"}),
+        (
+            "i'm allergic to tree nuts, mainly walnuts and cashews",
+            "allergies",
+            {"walnuts", "cashews"},
+        ),
+        (
+            "cutting out caffeine even tho my doctor said one coffee a day is fine",
+            "avoid",
+            {"caffeine"},
+        ),
+    ],
+)
+def test_a_list_of_refusals_still_refuses_each(text: str, field: str, refused: set[str]) -> None:
+    added = {value for kind, f, value in candidate_ops(text) if (kind, f) == ("add", field)}
+    assert refused <= added
+
+
+@pytest.mark.parametrize(
     ("text", "level"),
     [
         ("nursing student so budget is basically zero lol", "minimal"),

@@ -1,0 +1,43 @@
+"""What a refusal leaves in: "no pork, only chicken", "no onions, garlic is fine".
+
+A list of things refused often ends with the exception: the one thing kept ("i don't
+eat red meat, mostly chicken", "не ем свинину, только курицу") or a thing allowed
+("без цибулі, часник можна"). Read as one more item of the list, the exception became
+a ban: the profile then refused exactly what the user said they eat. These are closed
+classes of function words, so they are written out, once, for the rules' item lists
+(`rules.split_items`) and for the cues' reach (`cues.ONLY`, `cues._stance`).
+"""
+
+from __future__ import annotations
+
+import re
+
+KEPT = (
+    r"instead|only|except|apart\s+from|other\s+than|зато|натомість|замість|вместо|только"
+    r"|тільки|лише|лишь|а\s+от|а\s+вот|кроме|крім|окрім|разве\s+что"
+)
+"""Words that turn from the things refused to the ones kept. "Mostly" and "mainly" are
+not among them: "allergic to tree nuts, mainly walnuts" narrows the refusal."""
+
+ALLOWED = re.compile(
+    r"(?<![\w'’])(?:is|are|'s|’s)\s+(?:totally\s+|perfectly\s+|absolutely\s+|still\s+)?"
+    r"(?:fine|ok|okay|alright|allowed)(?![\w-])"
+    r"|(?<!не\s)(?<!ні\s)(?<![\w-])(?:можно|можна|нормально|норм)(?![\w-])",
+    re.IGNORECASE,
+)
+"""A word saying a thing is allowed; "не можна" and "is not ok" are no such word."""
+_SEGMENT_END = re.compile(r"[,.;!?:\n]|\s+(?:but|а|но|але)\s")
+_WORD = re.compile(r"[\w'’ʼ-]+")
+REACH = 2
+"""Words that may stand between a thing and its permission ("one coffee *a day* is
+fine"); farther, the permission is about something else."""
+
+
+def allowed_after(text: str, end: int) -> bool:
+    """Whether the words just after `end`, in the same part of the sentence, allow the
+    thing just named ("garlic *is fine*", "часник *можна*")."""
+    stop = _SEGMENT_END.search(text, end)
+    found = ALLOWED.search(text, end, stop.start() if stop else len(text))
+    if found is None:
+        return False
+    return len(_WORD.findall(text[end : found.start()])) <= REACH
