@@ -147,6 +147,14 @@ def _living(part: str, forms: tuple[str, ...], *, ukrainian: bool) -> bool:
     )
 
 
+def _part_of(sentence: str, start: int) -> tuple[int, int]:
+    """The bounds of the part of the sentence around `start`: from the last comma or
+    "but"/"а" before it to the next one after it."""
+    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
+    after = _PART_BREAK.search(sentence, start)
+    return (breaks[-1] if breaks else 0), (after.start() if after else len(sentence))
+
+
 def _former_home(sentence: str, start: int) -> bool:
     """Whether the place at `start` is where the user lived once, not now: its part of the
     sentence (up to the place, from the last comma or "but"/"а") says "lived", "жили",
@@ -154,10 +162,8 @@ def _former_home(sentence: str, start: int) -> bool:
     it to now ("now", "still", "since", "have lived", a present verb of living). "back
     when i lived in Oslo" and "в 2016 ми жили в Барселоні" name no zone; "Раньше жил в
     Хабаровске, а теперь в Ульяновске" names Ульяновск's only."""
-    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
-    part = sentence[breaks[-1] if breaks else 0 : start]
-    after = _PART_BREAK.search(sentence, start)
-    whole = part + sentence[start : after.start() if after else len(sentence)]
+    low, high = _part_of(sentence, start)
+    part, whole = sentence[low:start], sentence[low:high]
     ukrainian = morph.has_ukrainian_letters(sentence)
     past = bool(_LIVED.search(part)) or _living(part, ("past_sg", "past_pl"), ukrainian=ukrainian)
     return past and not _NOW.search(whole) and not _living(whole, ("v1", "v3"), ukrainian=ukrainian)
@@ -180,9 +186,7 @@ def _moved_from(sentence: str, start: int) -> bool:
     moved nowhere."""
     if not _FROM.search(sentence[max(0, start - 6) : start]):
         return False
-    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
-    after = _PART_BREAK.search(sentence, start)
-    part = sentence[breaks[-1] if breaks else 0 : after.start() if after else len(sentence)]
+    part = sentence[slice(*_part_of(sentence, start))]
     words = _WORDS.findall(part.lower())
     return any(
         (_MOVED.fullmatch(word) or any(lemma in _MOVING for lemma in morph.lemmas(word)))
