@@ -50,7 +50,7 @@ something happens, not when the user is free: it counts only beside an availabil
 cue (`schedule_in`)."""
 _UNIT = re.compile(
     r"\s*(?:недел\w*|тижн\w*|тиж\w*|лет|год\w*|рок\w*|дн\w*|минут\w*|хвилин\w*|час\w*|годин\w*"
-    r"|weeks?|years?|days?|months?|minutes?|hours?|мес\w*|міс\w*|%|km|км|kg|кг)\b",
+    r"|weeks?|wks?|years?|yrs?|days?|months?|mos?|minutes?|mins?|hours?|hrs?|мес\w*|міс\w*|%|km|км|kg|кг)\b",
     re.IGNORECASE,
 )
 _AFTER = re.compile(

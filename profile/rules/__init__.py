@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import allowance, lexicon, vocab
+from aniso.profile import allowance, lexicon, morph, vocab
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta, make_op
 from aniso.profile.lexicon import Term
 from aniso.profile.rules import prefilter
@@ -168,11 +168,27 @@ def clean_unknown(phrase: str) -> str | None:
         return None
     if words[0] in _STANCE_VERBS:  # "love arepas and hate reggaeton": a new clause
         return None
+    if _function_word(words[0]):  # "оливки ненавижу как и раньше"
+        return None
     if any(word in _REPLY_WORDS for word in words):  # "I like my answers short": a tone
         return None
     if len(" ".join(words)) < 2:
         return None
     return " ".join(words)
+
+
+_FUNCTION = frozenset({"CONJ", "PRCL", "ADVB", "COMP", "PREP", "NPRO", "INTJ", "PRED"})
+"""Parts of speech that name no thing: conjunctions, particles, adverbs, pronouns."""
+
+
+def _function_word(word: str) -> bool:
+    """Whether a Russian or Ukrainian word's likeliest reading is a word that names no
+    thing ("как", "раньше", "вообще"). The dictionary knows every such word, where a
+    hand list of them ran out; English words stay with the lists above."""
+    if not morph.is_cyrillic(word):
+        return False
+    readings = morph.parses(word)
+    return bool(readings) and readings[0][morph.POS] in _FUNCTION
 
 
 def route(field: str, term: Term | None) -> str | None:

@@ -7,6 +7,7 @@ import pytest
 from aniso.profile import extract_rules
 from aniso.profile.lexicon import lookup
 from aniso.profile.schedule import describe
+from aniso.profile.understand import candidates
 from aniso.profile.vocab import normalise, restates
 
 Ops = list[tuple[str, str, str]]
@@ -273,3 +274,15 @@ def test_restating_part_of_a_value() -> None:
     assert restates("tone", "brief", "brief and to the point")
     assert not restates("schedule", "06:30-08:30", "early morning only")
     assert not restates("budget", "low", "minimal")
+
+
+def test_a_duration_after_after_is_no_time_of_day() -> None:
+    for text in ("so... after 5 yrs i'm switching to vegetarian", "after 3 wks off i'm free again"):
+        assert not [op for op in extract_rules(text).ops if op.field == "schedule"]
+
+
+def test_a_word_that_names_no_thing_is_no_item() -> None:
+    text = "я снова ем мясо, но свинину пока не хочу. и оливки ненавижу как и раньше"
+    values = {c.op.value for c in candidates(text)}
+    assert not values & {"как", "раньше"}
+    assert "olives" in values
