@@ -354,7 +354,7 @@ def name(sentence: str) -> list[Proposal]:
     """A name after a self-introduction: any word after a strong cue ("my name is",
     "меня зовут"), a capitalised non-word after a weak one ("Hi, I'm Marta"), and
     for Russian and Ukrainian a word the dictionary lists as a first name."""
-    found = []
+    found: list[tuple[bool, Proposal]] = []
     for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False)):
         for m in pattern.finditer(sentence):
             group = next(
@@ -386,8 +386,22 @@ def name(sentence: str) -> list[Proposal]:
                 value = _with_patronymic(value, sentence[end:])
             if value is not None:
                 op = make_op("set", "name", value, word)
-                found.append(Proposal(op, m.start(), end, "name"))
-    return found
+                address = group in ("v4", "v5", "v6") or bool(
+                    _ADDRESS.search(sentence, m.start(), m.start(group))
+                )
+                found.append((address, Proposal(op, m.start(), end, "name")))
+    if any(address for address, _ in found):
+        # "I'm Aleksandr, but everyone calls me Sasha", "мене звати Олександр, але всі
+        # кличуть Сашко": the name to use is the one the user says to use.
+        return [p for address, p in found if address]
+    return [p for _, p in found]
+
+
+_ADDRESS = re.compile(
+    r"\b(?:call|calls|go\s+by|address)\b|(?<![\w-])(?:зови|называ|клич|назива|зверта|обраща)",
+    re.IGNORECASE,
+)
+"""How the user asks to be called, as against how they introduce themselves."""
 
 
 def _with_patronymic(name: str, rest: str) -> str:

@@ -877,3 +877,13 @@ def test_salt_cut_down_is_avoided(text: str) -> None:
 def test_a_thing_the_user_is_an_addict_of_or_has_ten_times_a_day_is_liked() -> None:
     assert ("add", "likes", "tea") in candidate_ops("istanbul. tea x10/day. don't judge")
     assert ("add", "likes", "coffee") in candidate_ops("coffee addict, guilty")
+
+
+def test_the_name_to_use_outranks_the_name_given() -> None:
+    for text, called in (
+        ("I'm Aleksandr, but everyone calls me Sasha, and so should you.", "Sasha"),
+        ("мене звати Олександр, але всі кличуть Сашко, то й ти так клич", "Сашко"),
+    ):
+        proposed = [c.op.value for c in candidates(text) if c.op.field == "name"]
+        assert proposed == [called]
+    assert [c.op.value for c in candidates("Hi, I'm Marta") if c.op.field == "name"] == ["Marta"]
