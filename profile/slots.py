@@ -485,6 +485,7 @@ _EAT = re.compile(
 )
 _QUIT = re.compile(
     r"\b(?:quit|quitting|gave\s+up|give\s+up|given\s+up|stopped|dropped|no\s+longer|not\s+into"
+    r"|anymore|any\s+more"
     r"|done\s+with|over\s+(?:it|that)|lost\s+interest)\b|(?<![\w-])(?:бросил\w*|забросил\w*"
     r"|перестал\w*|больше\s+не|уже\s+не|надоел\w*|кинув|кинула|покинув|покинула|закинув|закинула"
     r"|перестав|перестала|більше\s+не|вже\s+не|набрид\w*)(?![\w-])",

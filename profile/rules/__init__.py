@@ -361,7 +361,8 @@ _INTERROGATIVE = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"\b(?:if\s+(?:i|we)\s+(?:\w+\s+)?(?:were|was|became|went|had|took|got|did|ate|quit"
-    r"|(?!(?:need|feed|speed|bleed)\b)\w+ed)\b|what\s+if|imagine|suppose|если\s+бы|якби"
+    r"|(?!(?:need|feed|speed|bleed)\b)\w+ed)\b|if\s+(?:i|we)\s+ever|what\s+if|imagine|suppose"
+    r"|если\s+бы|якби|если\s+(?:я\s+|мы\s+)?когда-нибудь|якщо\s+(?:я\s+|ми\s+)?колись"
     r"|представь\w*|допустим|предположим|уяви\w*)\b",
     re.IGNORECASE,
 )

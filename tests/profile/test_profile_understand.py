@@ -480,6 +480,9 @@ def test_a_question_keeps_the_users_own_statement_and_requests(
         "if i moved to Tbilisi, would i need a visa?",
         "is a vegan diet healthy, or a myth?",
         "можно ли есть глютен при диабете?",
+        "if I ever retire I'm taking up golf, guaranteed",
+        "якщо колись вийду на пенсію, займусь гольфом",
+        "если когда-нибудь перееду в Берлин, выучу немецкий",
     ],
 )
 def test_a_question_about_someone_else_or_nothing_proposes_nothing(text: str) -> None:
@@ -684,6 +687,7 @@ def candidate_ops(text: str) -> set[tuple[str, str, str]]:
         ("бокс кинув, тепер тільки плавання 🏊", "boxing", "swimming"),
         ("гітару закинула, пальці болять 😅 а от йогу продовжую", "guitar", "yoga"),
         ("stopped running after the race, knee is done", "running", "motorsport"),
+        ("not doing photography anymore, it's all about the guitar now", "photography", "guitar"),
     ],
 )
 def test_giving_up_a_hobby_does_not_reach_the_one_kept(text: str, removed: str, kept: str) -> None:
