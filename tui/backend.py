@@ -105,6 +105,7 @@ class Backend:
             from aniso.llm.gateway import litellm_module
 
             litellm_module()
+        warmup.settle()
 
     def digest(self) -> str | None:
         """The start-of-session digest, once per local day (None otherwise)."""

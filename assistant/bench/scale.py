@@ -83,14 +83,17 @@ def measure_latency(
     services: Services, clock: SimulatedClock, texts: list[str], progress: Progress | None
 ) -> dict[str, dict[str, float]]:
     """observe + recall per message (wall and CPU time, in total and per phase), after
-    one untimed warm-up (model and guard load). As in the chat, the turn's vector is
-    pushed to the index after the reply (`write_behind`): timed apart, since the
-    user is reading the reply by then."""
+    one untimed warm-up (model and guard load) and `warmup.settle`. As in the chat, the
+    turn's vector is pushed to the index after the reply (`write_behind`): timed apart,
+    since the user is reading the reply by then."""
     controller = services.controller
     for text in messages(3, seed=1):
         warm = controller.observe(text)
         controller.recall(text, current_episode=warm.episode_id)
         controller.write_behind()
+    from aniso.warmup import settle
+
+    settle()  # as the TUI and the chat REPL do once warm: turns are timed in a lasting process
     phases = instrument(services)
     observe_ms: list[float] = []
     recall_ms: list[float] = []

@@ -302,7 +302,7 @@ def chat(context: Context, temporary: bool) -> None:
     Ctrl-D to leave."""
     from aniso import warmup
 
-    warming = warmup.start(context.settings)
+    warming = warmup.start(context.settings, lasting=True)
     services = context.services(temporary=temporary)
     warmup.wait(warming)
     interactive = sys.stdin.isatty()

@@ -209,3 +209,16 @@ def test_the_guard_engine_is_warmed_only_for_a_message_that_needs_it(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(guard_built), "True"]
+
+
+def test_a_lasting_process_freezes_what_start_up_built() -> None:
+    """In a child: freezing the test process's own heap would change every later test."""
+    code = (
+        "import gc\n"
+        "from aniso import warmup\n"
+        "before = gc.get_freeze_count()\n"
+        "warmup.settle()\n"
+        "print(before, gc.get_freeze_count(), gc.get_count()[2])\n"
+    )
+    before, after, old = (int(n) for n in _printed(code).split())
+    assert before == 0 and after > 1000 and old == 0
