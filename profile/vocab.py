@@ -45,7 +45,8 @@ BUDGET: Table = (
         "flexible",
         r"гибк\w*|гнучк\w*|неограниченн\w*|необмежен\w*|flexible|unlimited"
         r"|(?:doesn'?t|does\s+not|don'?t)\s+(?:really\s+)?matter|no\s+object"
-        r"|(?:less\s+of\s+a|not\s+(?:a|an))\s+(?:concern|issue|problem)"
+        r"|(?:less\s+of\s+a|not\s+(?:a|an)|(?:isn'?t|is\s+not)\s+(?:much\s+of\s+)?(?:a|an))"
+        r"\s+(?:concern|issue|problem|constraint)"
         r"|не\s+важн\w*|неважн\w*|не\s+имеет\s+значения|не\s+має\s+значення|неважлив\w*",
     ),
     (
@@ -97,7 +98,7 @@ FORMAT: Table = (
     (
         "bullet points",
         r"маркирован\w*(?:\s+спис\w*)?|маркован\w*(?:\s+спис\w*)?"
-        r"|bullet\w*(?:\s+(?:points?|lists?))?|спис\w*|lists?",
+        r"|bullet\w*(?:\s+(?:points?|lists?))?|спис\w*|lists?|пунктами|по\s+пункт(?:ам|ах)",
     ),
     (
         "short paragraphs",

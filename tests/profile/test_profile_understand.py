@@ -891,3 +891,12 @@ def test_the_name_to_use_outranks_the_name_given() -> None:
         proposed = [c.op.value for c in candidates(text) if c.op.field == "name"]
         assert proposed == [called]
     assert [c.op.value for c in candidates("Hi, I'm Marta") if c.op.field == "name"] == ["Marta"]
+
+
+def test_a_title_spelled_out_stays_with_the_name() -> None:
+    for text, called in (
+        ("Formal, please. I am Professor Hartmann.", "Professor Hartmann"),
+        ("my name is Doctor Okafor", "Doctor Okafor"),
+        ("I'm Dr. Okafor", "Dr. Okafor"),
+    ):
+        assert [c.op.value for c in candidates(text) if c.op.field == "name"] == [called]
