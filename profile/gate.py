@@ -271,6 +271,7 @@ def features(
     cross-validated recall at a lower false-update rate (DESIGN-NOTES.md, the profile
     extractor)."""
     field = op.field
+    sentence = _STILL.sub("всё", sentence)  # same length: the spans stay where they were
     out = ["bias", f"f:{field}", f"k:{op.kind}", f"o:{origin}", f"fk:{field}:{op.kind}"]
     out.append(f"of:{origin}:{field}")  # a finder is surer of some fields than others
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
@@ -295,6 +296,10 @@ def features(
     out += held_found
     return out + [f"x:{cue}" for cue in around]
 
+
+_STILL = re.compile(r"(?<![\w-])[Вв]се(?=\s+(?:ещё|еще|ще|равно)(?![\w-]))")
+""""все ещё", "все ще" (still) and "все равно" (anyway): "все" there is no one else,
+though alone it is "everyone". Written "всё", it reads as the adverb it is."""
 
 _WHEN = frozenset({"trip", "future", "doubt", "move", "here", "used_to"})
 """The named cues of whether a place or a state is the user's now, crossed with what the

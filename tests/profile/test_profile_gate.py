@@ -30,6 +30,13 @@ def test_the_gate_sees_whether_someone_else_stands_nearer_the_value() -> None:
     assert "x:other:none" in mine and "x:self:b" in mine and "x:other_closer" not in mine
 
 
+def test_still_is_no_one_else() -> None:
+    for text in ("бюджет теперь высокий, но молочное все еще нельзя", "молочне все ще не можна"):
+        cues = _cues(text, "avoid")
+        assert "x:other:none" in cues and not any(c.startswith("x:p:other") for c in cues)
+    assert "x:other:none" not in _cues("все вокруг веганы, а молочное нельзя", "avoid")
+
+
 def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
     assert "x:first_sent" in _cues("i live in Lisbon", "timezone")
     assert "x:later_sent" in _cues("hi there. i live in Lisbon", "timezone")
