@@ -104,6 +104,8 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "once",
             r"this\s+time|just\s+this\s+once|for\s+this\s+one|for\s+now|today|tonight|разово"
+            # A day named for one event: "remind me tomorrow at 7:30", "напомни завтра в 9".
+            r"|tomorrow|завтра|послезавтра|післязавтра"
             r"|just\s+for\s+this|this\s+one\s+time|one-off|one\s+off"
             r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз"
             r"|this\s+(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"

@@ -37,6 +37,14 @@ def test_still_is_no_one_else() -> None:
     assert "x:other:none" not in _cues("все вокруг веганы, а молочное нельзя", "avoid")
 
 
+def test_a_day_named_for_one_event_reads_as_once() -> None:
+    for text in ("remind me tomorrow at 7:30 to take the bins out", "напомни завтра в 9 утра"):
+        found = [c for c in candidates(text) if c.op.field == "schedule"]
+        assert found and all("c:once" in c.features(0.5) for c in found)
+    (weekly,) = [c for c in candidates("remind me about workouts only on weekends")]
+    assert "c:once" not in weekly.features(0.5)
+
+
 def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
     assert "x:first_sent" in _cues("i live in Lisbon", "timezone")
     assert "x:later_sent" in _cues("hi there. i live in Lisbon", "timezone")
