@@ -273,7 +273,7 @@ def features(
     cross-validated recall at a lower false-update rate (DESIGN-NOTES.md, the profile
     extractor)."""
     field = op.field
-    sentence = _STILL.sub("всё", sentence)  # same length: the spans stay where they were
+    sentence = still_as_adverb(sentence)
     out = ["bias", f"f:{field}", f"k:{op.kind}", f"o:{origin}", f"fk:{field}:{op.kind}"]
     out.append(f"of:{origin}:{field}")  # a finder is surer of some fields than others
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
@@ -300,8 +300,14 @@ def features(
 
 
 _STILL = re.compile(r"(?<![\w-])[Вв]се(?=\s+(?:ещё|еще|ще|равно)(?![\w-]))")
-""""все ещё", "все ще" (still) and "все равно" (anyway): "все" there is no one else,
-though alone it is "everyone". Written "всё", it reads as the adverb it is."""
+
+
+def still_as_adverb(text: str) -> str:
+    """ "все ещё", "все ще" (still) and "все равно" (anyway) with "все" written "всё":
+    there it is no one else, though alone it is "everyone" (`OTHERS`). Same length, so
+    spans found in `text` stay where they were."""
+    return _STILL.sub("всё", text)
+
 
 _WHEN = frozenset({"trip", "future", "doubt", "move", "here", "used_to"})
 """The named cues of whether a place or a state is the user's now, crossed with what the

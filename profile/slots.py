@@ -237,7 +237,10 @@ _PERSON_VERB = re.compile(
 )
 """Verbs whose subject is a person: "Rui suggested I try…", "Nadia says…". A bare name
 before one is someone talking, not a place the user lives in."""
-_TITLES = frozenset("mr mrs ms miss dr prof".split())
+_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "professor", "doctor")
+"""Titles that go with a name ("Dr. Okafor", "Professor Hartmann"): the person check
+below and the name finder's patterns read this one list."""
+_TITLE_WORDS = "|".join(_TITLES)
 
 
 def _a_person(sentence: str, start: int, end: int) -> bool:
@@ -273,7 +276,7 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
 
 _STRONG = re.compile(
     r"\b(?:my\s+name\s+is|my\s+name'?s|name'?s|call\s+me|i\s+go\s+by|you\s+can\s+call\s+me"
-    r"|address\s+me\s+as)\s+(?P<v>(?:(?:dr|mr|mrs|ms|miss|prof|professor|doctor)\.?\s+)?[\w'-]+)"
+    rf"|address\s+me\s+as)\s+(?P<v>(?:(?:{_TITLE_WORDS})\.?\s+)?[\w'-]+)"
     r"|(?<![\w-])(?:меня\s+зовут|зовут\s+меня|зови(?:те)?\s+меня|называй(?:те)?\s+меня"
     r"|мо[её]\s+имя|обращайся\s+ко\s+мне|мене\s+звати|звати\s+мене|звуть\s+мене|мене\s+звуть"
     r"|клич(?:те)?\s+мене|називай(?:те)?\s+мене|моє\s+ім['ʼ]я|звертайся\s+до\s+мене)"
@@ -284,7 +287,7 @@ _STRONG = re.compile(
 _WEAK = re.compile(
     r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo|and|but|btw|also|oh|ok|so)[,!]?\s+)"
     r"(?i:i'?m|i\s+am|it'?s|this\s+is|myself)\s+"
-    r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor|Doctor)\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
+    rf"(?P<v>(?:(?:{_TITLE_WORDS.title()})\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
     r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю|и|а|і|й"
     r"|кстати|до\s+речі|до\s+речи)[,!]?\s+)"
     r"(?i:я|это|це)\s*[—–-]?\s+(?P<v2>[\w'ʼ-]+)",
@@ -413,7 +416,7 @@ def _with_patronymic(name: str, rest: str) -> str:
     return name
 
 
-_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|prof|professor|doctor)\.?\s+", re.IGNORECASE)
+_TITLE = re.compile(rf"^(?:{_TITLE_WORDS})\.?\s+", re.IGNORECASE)
 
 
 _NOT_NAMES = frozenset(

@@ -163,7 +163,9 @@ _CONDITIONAL = re.compile(
 def _about_self(clause: str) -> bool:
     """Whether the user is the subject the clause speaks of: "I", "we", or a verb in
     the first person ("живу в Ужгороді"); and no one else is named in it."""
-    words = {w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", clause)}
+    words = {
+        w.lower().replace("’", "'") for w in re.findall(r"[\w'’]+", gate.still_as_adverb(clause))
+    }
     if any(w in gate.OTHERS or gate.lemma_of(w) in gate.OTHERS for w in words):
         return False
     return bool(words & (gate.SELF | gate.WE)) or any(

@@ -36,6 +36,7 @@ from aniso.bench.synthetic import (
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import Services, build
+from aniso.warmup import settle
 
 WRITE_WINDOW = 500
 
@@ -91,8 +92,6 @@ def measure_latency(
         warm = controller.observe(text)
         controller.recall(text, current_episode=warm.episode_id)
         controller.write_behind()
-    from aniso.warmup import settle
-
     settle()  # as the TUI and the chat REPL do once warm: turns are timed in a lasting process
     phases = instrument(services)
     observe_ms: list[float] = []

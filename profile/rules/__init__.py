@@ -185,10 +185,7 @@ def _function_word(word: str) -> bool:
     """Whether a Russian or Ukrainian word's likeliest reading is a word that names no
     thing ("как", "раньше", "вообще"). The dictionary knows every such word, where a
     hand list of them ran out; English words stay with the lists above."""
-    if not morph.is_cyrillic(word):
-        return False
-    readings = morph.parses(word)
-    return bool(readings) and readings[0][morph.POS] in _FUNCTION
+    return morph.is_cyrillic(word) and morph.part_of_speech(word) in _FUNCTION
 
 
 def route(field: str, term: Term | None) -> str | None:
