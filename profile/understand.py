@@ -17,6 +17,7 @@ what this missed (`delta.merge_deltas`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 
 from aniso.profile import cues, gate, morph, slots
@@ -226,7 +227,8 @@ def candidates(text: str) -> list[Candidate]:
     told = sentences(_unquoted(text[:READ_CHARS]))
     for position, whole in enumerate(told):
         parts = [whole] if is_statement(whole) else stated_parts(whole)
-        for piece in (piece for part in parts for piece in bounded(part)):
+        for written in (piece for part in parts for piece in bounded(part)):
+            piece = symbols_as_spaces(written)
             seen: set[tuple[str, str, str]] = set()
             ruled = _from_rules(piece)
             understood = [(c.start, c.end) for c in ruled]
@@ -288,8 +290,34 @@ def candidates(text: str) -> list[Candidate]:
                 ):
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
-                found.append(replace(candidate, first=position == 0))
+                if written != piece:  # what stood for a pictograph is no part of a value
+                    candidate = replace(candidate, op=_squeezed(candidate.op))
+                found.append(replace(candidate, sentence=written, first=position == 0))
     return _most_specific(found)
+
+
+def symbols_as_spaces(text: str) -> str:
+    """`text` with each emoji or other pictograph a space, so a finder reads "hey 👋 im
+    Kenji" as it reads "hey im Kenji": a pictograph stands between words as punctuation
+    does, and no pattern can list them all. Same length, so spans stay where they were;
+    the gate still reads the sentence as written (an eye-roll is a cue of sarcasm)."""
+    if text.isascii():
+        return text
+    return "".join(" " if _pictograph(char) else char for char in text)
+
+
+def _squeezed(op: Op) -> Op:
+    return op.model_copy(
+        update={
+            "value": " ".join(op.value.split()),
+            "said": " ".join(op.said.split()),
+            "evidence": " ".join(op.evidence.split()),
+        }
+    )
+
+
+def _pictograph(char: str) -> bool:
+    return unicodedata.category(char) == "So" or char in "\u200d\ufe0f"
 
 
 HERE_REACH = 200

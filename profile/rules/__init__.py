@@ -330,11 +330,12 @@ def prefers(m: re.Match[str]) -> Hit | None:
 SENTENCE_MAX = 500
 _SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{title}\.)" for title in ("dr", "mr", "ms", "st", "mrs", "prof", "vs", "etc"))
-    + r"(?<=[.!?…])\s+|\n+",
+    + r"(?<=[.!?…\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff])\s+|\n+",
     re.IGNORECASE,
 )
 """A sentence ends at . ! ? … and a space, except after a title or abbreviation ("Dr.
-Okafor", "St. John's")."""
+Okafor", "St. John's"), and at an emoji and a space: people end "im vegan 🌱 my bf eats
+steak though" with a pictograph where they would put a full stop."""
 _PREFIX = re.compile(
     r"^\s*(?:апдейт|update|upd|обновление|оновлення|поправка|correction|edit|p\.?s\.?)\s*[:—–-]\s*",
     re.IGNORECASE,

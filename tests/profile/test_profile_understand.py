@@ -900,3 +900,16 @@ def test_a_title_spelled_out_stays_with_the_name() -> None:
         ("I'm Dr. Okafor", "Dr. Okafor"),
     ):
         assert [c.op.value for c in candidates(text) if c.op.field == "name"] == [called]
+
+
+def test_an_emoji_stands_between_words_as_punctuation_does() -> None:
+    for text in ("hey 👋 im Kenji", "hi 🙂 I am Kenji", "👋 im Kenji. i like indie games"):
+        assert [c.op.value for c in candidates(text) if c.op.field == "name"] == ["Kenji"]
+    # An emoji and a space end a sentence, so the boyfriend's steak is not read with
+    # the user's diet.
+    assert [c.sentence for c in candidates("im vegan 🌱 my bf eats steak though 🙄")][0] == (
+        "im vegan 🌱"
+    )
+    # A note keeps the user's words, not the gap an emoji left.
+    notes = [c.op.value for c in candidates("всегда пиши цены в гривнях 💸💸, так удобнее")]
+    assert notes == ["всегда пиши цены в гривнях , так удобнее"]
