@@ -285,7 +285,7 @@ _STRONG = re.compile(
     re.IGNORECASE,
 )
 _WEAK = re.compile(
-    r"(?i:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo|and|but|btw|also|oh|ok|so)[,!]?\s+)"
+    r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
     r"(?i:i'?m|i\s+am|it'?s|this\s+is|myself)\s+"
     rf"(?P<v>(?:(?:{_TITLE_WORDS.title()})\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
     r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю|и|а|і|й"
@@ -298,9 +298,9 @@ _SOFT = re.compile(
     # A name said without "my name is": "Mei here", "just Anna is fine", "go with Sofi",
     # "давай всё-таки Евгения". Only a capitalised word that is no known thing (English)
     # or a word the dictionaries list as a first name (Russian, Ukrainian) passes.
-    r"(?:^|[,.!]\s*|\b(?:hi|hey|hello|hiya|yo)[,!]?\s+)(?P<v>[A-Z][\w'-]+)\s+here\b"
+    r"(?:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v>[A-Z][\w'-]+)\s+here\b"
     r"|\b(?i:just|actually|pls|please|ok|okay|so)\s+(?P<v3>[A-Z][\w'-]+)\s+is\s+(?:fine|good"
-    r"|ok|okay|better)\b|\b(?:go\s+with|stick\s+with|call\s+me\s+by\s+my\s+(?:middle\s+|first\s+)?"
+    r"|ok|okay|better)\b|\b(?:go\s+with|go\s+by|stick\s+with|call\s+me\s+by\s+my\s+(?:middle\s+|first\s+)?"
     r"name,?)\s+(?P<v4>[A-Z][\w'-]+)"
     r"|(?<![\w-])(?i:давай(?:те)?|можно|можна|лучше|краще)\s+(?:(?i:вс[её]-таки|таки|лучше|краще"
     r"|просто|уже|вже|ти\s+мене|мене|меня)\s+){0,3}(?:[—–-]\s+)?(?P<v2>[А-ЯЁІЇЄҐ][\w'ʼ-]+)"
@@ -389,15 +389,65 @@ def name(sentence: str) -> list[Proposal]:
                 value = _with_patronymic(value, sentence[end:])
             if value is not None:
                 op = make_op("set", "name", value, word)
-                address = group in ("v4", "v5", "v6") or bool(
-                    _ADDRESS.search(sentence, m.start(), m.start(group))
-                )
+                address = group in ("v4", "v5", "v6") or (pattern is _SOFT and group == "v2")
+                address = address or bool(_ADDRESS.search(sentence, m.start(), m.start(group)))
                 found.append((address, Proposal(op, m.start(), end, "name")))
+    named = {p.op.value for _, p in found}
+    found += [(True, p) for p in _called(sentence) if p.op.value not in named]
     if any(address for address, _ in found):
         # "I'm Aleksandr, but everyone calls me Sasha", "мене звати Олександр, але всі
         # кличуть Сашко": the name to use is the one the user says to use.
         return [p for address, p in found if address]
     return [p for _, p in found]
+
+
+_CALL = frozenset("звать называть величать кликать звати називати величати кликати".split())
+"""Verbs of calling someone by a name, as lemmas: any form the dictionaries know ("зви",
+"кличь", "звіть", "можеш мене називати") is found, where a pattern listed a few."""
+_ME = frozenset({"меня", "мене", "мне"})
+_MAY = frozenset("можеш можете можна можно можешь будеш будете будешь давай давайте".split())
+_EVERYONE = frozenset({"все", "всі", "усі", "друзья", "друзі", "everyone"})
+_BEFORE_NAME = frozenset(
+    "меня мене мне просто лучше краще теперь тепер уже вже так и і й ты ти вы ви".split()
+)
+_CALL_WORD = re.compile(r"[\w'ʼ’-]+")
+
+
+def _called(sentence: str) -> list[Proposal]:
+    """The name the user asks to be called, read through the verb's dictionary form:
+    "зви мене Макс", "кличь мене просто Саша", "всі мене кличуть Марічка", "можеш мене
+    називати Фросею". Only a request (an imperative, or an infinitive after "можеш",
+    "будеш") or people at large ("всі мене кличуть") count: "мама меня называет
+    котёнком" is one person's pet name, "кум каже що мене треба звати Дімон" his
+    joke, and "меня зовут" an introduction, which `_STRONG` reads."""
+    words = list(_CALL_WORD.finditer(sentence))
+    found = []
+    for i, verb in enumerate(words):
+        text = verb.group()
+        if not morph.is_cyrillic(text):
+            continue
+        tags = [r[morph.TAG] for r in morph.parses(text) if r[morph.LEMMA] in _CALL]
+        if not tags:
+            continue
+        lowered = [w.group().lower() for w in words[max(0, i - 3) : i]]
+        infinitive = any("INFN" in t or "infn" in t for t in tags) or text.lower() in _CALL
+        request = any("impr" in t for t in tags) or (infinitive and bool(_MAY & set(lowered)))
+        at_large = any("plur" in t and "3per" in t for t in tags) and bool(_EVERYONE & set(lowered))
+        if not (request or at_large):
+            continue
+        near = {w.group().lower() for w in words[max(0, i - 2) : i + 3]}
+        if not near & _ME:
+            continue
+        for word in words[i + 1 : i + 5]:
+            if word.group().lower() in _BEFORE_NAME:
+                continue
+            said = word.group()
+            value = _name_value(said, strong=True)
+            if value is not None and (morph.is_first_name(said) or said[:1].isupper()):
+                op = make_op("set", "name", value, said)
+                found.append(Proposal(op, verb.start(), word.end(), "name"))
+            break
+    return found
 
 
 _ADDRESS = re.compile(

@@ -913,3 +913,28 @@ def test_an_emoji_stands_between_words_as_punctuation_does() -> None:
     # A note keeps the user's words, not the gap an emoji left.
     notes = [c.op.value for c in candidates("всегда пиши цены в гривнях 💸💸, так удобнее")]
     assert notes == ["всегда пиши цены в гривнях , так удобнее"]
+
+
+@pytest.mark.parametrize(
+    ("text", "called"),
+    [
+        ("я програміст, зви мене Макс. пиши коротко", "Макс"),
+        ("кличь мене просто Саша, Олександр звучить як у податковій", "Саша"),
+        ("знаєш, всі мене кличуть Марічка, то й ти так кликай", "Марічка"),
+        ("можеш мене називати Фросею, це з дитинства так", "Фрося"),
+        ("Я Олександра, але можна просто Саша", "Саша"),
+        ("btw go by Jo, everyone does", "Jo"),
+        ("heyy im Tomás, from buenos aires", "Tomás"),
+        ("hiiii im Priya, 2nd year chem eng at Waterloo", "Priya"),
+    ],
+)
+def test_the_name_to_call_the_user_by_in_any_form_of_the_verb(text: str, called: str) -> None:
+    assert [c.op.value for c in candidates(text) if c.op.field == "name"] == [called]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["мама меня называет Котёнок", "кум каже що мене треба звати Дімон Шеф 😂"],
+)
+def test_a_pet_name_or_a_joke_about_one_is_no_name(text: str) -> None:
+    assert [c.op.value for c in candidates(text) if c.op.field == "name"] == []
