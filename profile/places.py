@@ -17,6 +17,7 @@ name), and between equals the larger city wins ("Paris" is in France).
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import sqlite3
@@ -552,3 +553,33 @@ def mentions(text: str) -> list[Mention]:
         else:
             position += 1
     return found
+
+
+@functools.cache
+def demonyms() -> frozenset[str]:
+    """The words for a country's people, lower-case ("canadian", "greek", "japanese"):
+    after "I'm" they read like a name, and "I am Greek" is no introduction. From
+    countryinfo's country records, read once per install (a quarter of a thousand JSON
+    files, about 40 ms) and kept in the cache dir after."""
+    from aniso.core.cache import key_of, load_or_build
+
+    key = key_of([Path(__file__)], ["countryinfo"])
+    return load_or_build("demonyms", key, _read_demonyms)
+
+
+def _read_demonyms() -> frozenset[str]:
+    from importlib import resources
+
+    found: set[str] = set()
+    try:
+        folder = resources.files("countryinfo").joinpath("data")
+        records = [f for f in folder.iterdir() if f.name.endswith(".json")]
+    except (ModuleNotFoundError, OSError):  # pragma: no cover - a broken install
+        return frozenset()
+    for record in records:
+        try:
+            said = json.loads(record.read_text("utf-8")).get("demonym") or ""
+        except (OSError, ValueError):
+            continue
+        found |= {part.strip().lower() for part in re.split(r"[,/]", said) if part.strip()}
+    return frozenset(found)

@@ -501,6 +501,8 @@ def _name_value(word: str, *, strong: bool) -> str | None:
         return None
     if _common_word(word, places_too=False):
         return None
+    if not strong and word.lower() in places.demonyms():
+        return None  # "I am Greek", "i'm Canadian, so metric please"
     return word[:1].upper() + word[1:]
 
 

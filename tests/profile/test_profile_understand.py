@@ -938,3 +938,12 @@ def test_the_name_to_call_the_user_by_in_any_form_of_the_verb(text: str, called:
 )
 def test_a_pet_name_or_a_joke_about_one_is_no_name(text: str) -> None:
     assert [c.op.value for c in candidates(text) if c.op.field == "name"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I am Greek, living in Athens", "I'm Canadian, so metric everything and celsius please"],
+)
+def test_a_nationality_is_no_name(text: str) -> None:
+    assert [c.op.value for c in candidates(text) if c.op.field == "name"] == []
+    assert [c.op.value for c in candidates("hi I'm Jordan") if c.op.field == "name"] == ["Jordan"]
