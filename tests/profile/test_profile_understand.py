@@ -728,7 +728,7 @@ def test_a_refusal_does_not_reach_past_only() -> None:
     [
         ("i don't eat pork, only chicken and beef", "pork", "chicken"),
         ("no dairy, except butter", "dairy", "butter"),
-        ("no red meat for me, chicken is fine", "meat", "chicken"),
+        ("no red meat for me, chicken is fine", "red meat", "chicken"),
         ("i can't eat shellfish, fish is fine", "shellfish", "fish"),
         ("не ем свинину, только курицу", "pork", "chicken"),
         ("не ем свинину, кроме курицы", "pork", "chicken"),
@@ -947,3 +947,11 @@ def test_a_pet_name_or_a_joke_about_one_is_no_name(text: str) -> None:
 def test_a_nationality_is_no_name(text: str) -> None:
     assert [c.op.value for c in candidates(text) if c.op.field == "name"] == []
     assert [c.op.value for c in candidates("hi I'm Jordan") if c.op.field == "name"] == ["Jordan"]
+
+
+def test_red_meat_and_raw_fish_are_not_all_meat_and_fish() -> None:
+    assert ("add", "avoid", "red meat") in candidate_ops("i don't eat red meat, haven't for years")
+    assert ("add", "avoid", "red meat") in candidate_ops("червоне мʼясо не їм, лікарка заборонила")
+    pregnant = candidate_ops("на 7 месяце беременности, так что без сырой рыбы пожалуйста")
+    assert ("add", "avoid", "raw fish") in pregnant
+    assert ("add", "avoid", "fish") not in pregnant
