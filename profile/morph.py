@@ -71,6 +71,15 @@ def parses(word: str) -> tuple[Reading, ...]:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def readings(lang: str, word: str) -> tuple[Reading, ...]:
+    """One dictionary's analyses of a word ("ru" or "uk"), as strings: where the
+    language is known, as in a currency's Ukrainian name, the other dictionary's
+    guesses only mislead ("гривня" read as Russian is a form of "гривень")."""
+    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    return tuple((str(p.normal_form), str(p.tag), str(p.tag.POS or "")) for p in _parse(lang, word))
+
+
 def lemmas(text: str) -> list[str]:
     """Dictionary forms of a word or short phrase, likeliest first, without repeats.
 

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from aniso.profile import cues, gate, morph, slots
+from aniso.profile import cues, gate, measures, morph, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
 from aniso.profile.model import is_list_field
 from aniso.profile.rules import _tables, bounded, is_statement, run, sentences
@@ -72,6 +72,7 @@ def _from_slots(piece: str) -> list[Candidate]:
         slots.name,
         slots.reversals,
         *cues.FINDERS,
+        measures.measures,
         slots.notes,
         slots.note_removals,
     )
