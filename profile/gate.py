@@ -107,7 +107,11 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             # A day named for one event: "remind me tomorrow at 7:30", "напомни завтра в 9".
             r"|tomorrow|завтра|послезавтра|післязавтра"
             r"|just\s+for\s+this|this\s+one\s+time|one-off|one\s+off"
-            r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|цього\s+разу|сьогодні|на\s+цей\s+раз"
+            r"|в\s+этот\s+раз|на\s+этот\s+раз|сегодня|сёдня|седня|цього\s+разу|сьогодні|сьодні"
+            r"|на\s+цей\s+раз"
+            # One piece of work: "for THIS doc keep it tight", "для этого поста табличкой".
+            r"|for\s+this\s+(?:doc|email|letter|post|report|message|essay|trip|list|talk)\w*"
+            r"|для\s+(?:этого|этой|этих|цього|цієї|цих)\s+\w+|только\s+это|тільки\s+це|лише\s+це"
             r"|this\s+(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"
             r"\s+(?:конкретн\w*\s+)?(?:ответ\w*|відповід\w*|текст\w*|раз)|конкретн\w*\s+(?:ответ|відповід)\w*",
         ),

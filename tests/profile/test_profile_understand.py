@@ -955,3 +955,14 @@ def test_red_meat_and_raw_fish_are_not_all_meat_and_fish() -> None:
     pregnant = candidate_ops("на 7 месяце беременности, так что без сырой рыбы пожалуйста")
     assert ("add", "avoid", "raw fish") in pregnant
     assert ("add", "avoid", "fish") not in pregnant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "client wants the proposal short. so for THIS doc keep it tight pls",
+        "сёдня можешь подробно разжевать про async в питоне, я в поезде",
+    ],
+)
+def test_a_request_for_one_piece_of_work_changes_nothing(text: str) -> None:
+    assert understand(text, held={"tone": ["detailed"]}).ops == ()
