@@ -406,7 +406,7 @@ _CALL = frozenset("звать называть величать кликать �
 "кличь", "звіть", "можеш мене називати") is found, where a pattern listed a few."""
 _ME = frozenset({"меня", "мене", "мне"})
 _MAY = frozenset("можеш можете можна можно можешь будеш будете будешь давай давайте".split())
-_EVERYONE = frozenset({"все", "всі", "усі", "друзья", "друзі", "everyone"})
+_EVERYONE = frozenset({"все", "всі", "усі", "друзья", "друзі"})
 _BEFORE_NAME = frozenset(
     "меня мене мне просто лучше краще теперь тепер уже вже так и і й ты ти вы ви".split()
 )
@@ -429,10 +429,10 @@ def _called(sentence: str) -> list[Proposal]:
         tags = [r[morph.TAG] for r in morph.parses(text) if r[morph.LEMMA] in _CALL]
         if not tags:
             continue
-        lowered = [w.group().lower() for w in words[max(0, i - 3) : i]]
+        before = {w.group().lower() for w in words[max(0, i - 3) : i]}
         infinitive = any("INFN" in t or "infn" in t for t in tags) or text.lower() in _CALL
-        request = any("impr" in t for t in tags) or (infinitive and bool(_MAY & set(lowered)))
-        at_large = any("plur" in t and "3per" in t for t in tags) and bool(_EVERYONE & set(lowered))
+        request = any("impr" in t for t in tags) or (infinitive and bool(_MAY & before))
+        at_large = any("plur" in t and "3per" in t for t in tags) and bool(_EVERYONE & before)
         if not (request or at_large):
             continue
         near = {w.group().lower() for w in words[max(0, i - 2) : i + 3]}

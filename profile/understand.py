@@ -308,6 +308,8 @@ def symbols_as_spaces(text: str) -> str:
 
 
 def _squeezed(op: Op) -> Op:
+    """`op` with the runs of spaces that stood for pictographs made one: a note keeps
+    the user's words, not the gaps between them."""
     return op.model_copy(
         update={
             "value": " ".join(op.value.split()),
