@@ -99,17 +99,21 @@ def _forms(word: str) -> frozenset[str]:
     )
 
 
+def _unit_or_money(said: str) -> bool:
+    if lexicon.lemma(said) in _UNITS or _SYMBOL.fullmatch(said):
+        return True
+    return bool(_forms(said) & _currencies())
+
+
 def measures(sentence: str) -> list[Proposal]:
     """A note for a clause that names a system of measure, or money or a unit after
     "in"/"в"."""
     words = list(_WORD.finditer(sentence))
     for i, word in enumerate(words):
         said = word.group().lower()
-        term = lexicon.lemma(said)
         # "in euros", "in Swiss francs", "у швейцарських франках"
         after_in = any(w.group().lower() in _IN for w in words[max(0, i - 2) : i])
-        money = bool(_forms(said) & _currencies()) or bool(_SYMBOL.fullmatch(said))
-        if not (term in _SYSTEMS or (after_in and (money or term in _UNITS))):
+        if not (lexicon.lemma(said) in _SYSTEMS or (after_in and _unit_or_money(said))):
             continue
         start, end = clause_of(sentence, word.start())
         note = sentence[start:end].strip(" ,—–-:")

@@ -64,11 +64,7 @@ def parses(word: str) -> tuple[Reading, ...]:
     objects, and each full collection walked them all (0.4 s once the test part of
     the labelled set had been read; a 165 ms stall inside one message)."""
     word = word.lower().replace("ʼ", "'").replace("’", "'")
-    return tuple(
-        (str(p.normal_form), str(p.tag), str(p.tag.POS or ""))
-        for lang in _order(word)
-        for p in _parse(lang, word)
-    )
+    return tuple(r for lang in _order(word) for r in readings(lang, word))
 
 
 @functools.lru_cache(maxsize=4096)

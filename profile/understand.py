@@ -17,13 +17,12 @@ what this missed (`delta.merge_deltas`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, replace
 
 from aniso.profile import cues, gate, measures, morph, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
 from aniso.profile.model import is_list_field
-from aniso.profile.rules import _tables, bounded, is_statement, run, sentences
+from aniso.profile.rules import _tables, bounded, is_pictograph, is_statement, run, sentences
 
 
 @dataclass(frozen=True)
@@ -304,7 +303,7 @@ def symbols_as_spaces(text: str) -> str:
     the gate still reads the sentence as written (an eye-roll is a cue of sarcasm)."""
     if text.isascii():
         return text
-    return "".join(" " if _pictograph(char) else char for char in text)
+    return "".join(" " if is_pictograph(char) else char for char in text)
 
 
 def _squeezed(op: Op) -> Op:
@@ -317,10 +316,6 @@ def _squeezed(op: Op) -> Op:
             "evidence": " ".join(op.evidence.split()),
         }
     )
-
-
-def _pictograph(char: str) -> bool:
-    return unicodedata.category(char) == "So" or char in "\u200d\ufe0f"
 
 
 HERE_REACH = 200

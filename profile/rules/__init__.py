@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -330,12 +331,12 @@ def prefers(m: re.Match[str]) -> Hit | None:
 SENTENCE_MAX = 500
 _SENTENCE_END = re.compile(
     "".join(rf"(?<!\b{title}\.)" for title in ("dr", "mr", "ms", "st", "mrs", "prof", "vs", "etc"))
-    + r"(?<=[.!?…\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff])\s+|\n+",
+    + r"(?<=[.!?…])\s+|\n+",
     re.IGNORECASE,
 )
 """A sentence ends at . ! ? … and a space, except after a title or abbreviation ("Dr.
-Okafor", "St. John's"), and at an emoji and a space: people end "im vegan 🌱 my bf eats
-steak though" with a pictograph where they would put a full stop."""
+Okafor", "St. John's"); and at a pictograph and a space (`_after_pictographs`)."""
+_GAP = re.compile(r"\s+")
 _PREFIX = re.compile(
     r"^\s*(?:апдейт|update|upd|обновление|оновлення|поправка|correction|edit|p\.?s\.?)\s*[:—–-]\s*",
     re.IGNORECASE,
@@ -369,7 +370,24 @@ _HYPOTHETICAL = re.compile(
 def sentences(text: str) -> list[str]:
     """Sentences, with update prefixes ("Апдейт:", "Update:") taken off."""
     text = re.sub(r"\b([ap])\.m\.", r"\1m", text, flags=re.IGNORECASE)
-    return [_PREFIX.sub("", s).strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    told = (part for s in _SENTENCE_END.split(text) for part in _after_pictographs(s))
+    return [_PREFIX.sub("", s).strip() for s in told if s.strip()]
+
+
+def _after_pictographs(text: str) -> list[str]:
+    """`text` cut after each pictograph that a space follows: people end "im vegan 🌱 my
+    bf eats steak though" with an emoji where they would put a full stop."""
+    if text.isascii():
+        return [text]
+    cuts = [m.end() for m in _GAP.finditer(text) if is_pictograph(text[m.start() - 1 : m.start()])]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def is_pictograph(char: str) -> bool:
+    """An emoji or other pictograph (Unicode's category So, with the joiner and the emoji
+    selector that build them): the one definition the sentence splitter and the finders
+    (`understand.symbols_as_spaces`) share, rather than a list of emoji ranges."""
+    return bool(char) and (unicodedata.category(char) == "So" or char in "\u200d\ufe0f")
 
 
 def is_statement(sentence: str) -> bool:
