@@ -300,6 +300,8 @@ def features(
         # place is from the one held; a move or "live here" is one.
         held_found += [f"x:held:{state}:c:{flag}" for flag in sorted(flags & _WHEN)]
     out += held_found
+    if field == "timezone":
+        out += home_features(sentence, start, words)
     return out + [f"x:{cue}" for cue in around]
 
 
@@ -324,6 +326,51 @@ _WHO = frozenset(
     }
 )  # fmt: skip
 """The cues of who the value belongs to, crossed with what the field holds."""
+
+
+_DWELLING = frozenset(
+    """жить проживать пожить мешкать переехать переезжать перебраться перебираться
+    поселиться переселиться осесть обосноваться жити проживати мешкати переїхати
+    переїжджати перебратися перебиратися поселитися оселитися переселитися осісти""".split()
+)
+"""The Russian and Ukrainian verbs of living somewhere or moving there, as lemmas, so
+every form counts ("переїхав", "мешкали", "перебрались"), where a suffix pattern
+misses some."""
+
+
+def dwells(word: str) -> bool:
+    """Whether `word` is a form of a verb of living or moving (`_DWELLING`), in any of
+    pymorphy3's readings: "перебрався", "мешкали", "переїжджаємо"."""
+    lowered = word.lower()
+    return morph.is_cyrillic(lowered) and any(
+        r[morph.LEMMA] in _DWELLING for r in morph.parses(lowered)
+    )
+
+
+_HOME_CUES = tuple(p for name, p in _CUE_CLASSES if name in ("move", "here"))
+
+
+def _home_words(sentence: str, words: list[tuple[str, int, int]]) -> list[int]:
+    """Where the sentence says someone lives or moved (by word index): a verb of living or
+    moving, or "here"/"тут" pointing at a place."""
+    marks = [m.start() for pattern in _HOME_CUES for m in pattern.finditer(sentence)]
+    return [
+        i
+        for i, (word, s, e) in enumerate(words)
+        if dwells(word) or any(s <= at < e for at in marks)
+    ]
+
+
+def home_features(sentence: str, start: int, words: list[tuple[str, int, int]]) -> list[str]:
+    """How near the words of living stand to a place. A sentence may name several
+    ("живу в мск, но родители в Иркутске", "from Bergen, but I live in Graz now"), and
+    the user's home is the one by "live", "moved", "мешкаю", "тут": the same cue in every
+    language and for every city, where the words just before the place are a lemma each."""
+    homes = _home_words(sentence, words)
+    if not homes:
+        return ["x:home:none"]
+    index = sum(1 for _, s, _ in words if s < start)
+    return [f"x:home:{_distance(min(abs(index - h) for h in homes))}"]
 
 
 def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:

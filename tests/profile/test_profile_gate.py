@@ -45,6 +45,21 @@ def test_a_day_named_for_one_event_reads_as_once() -> None:
     assert "c:once" not in weekly.features(0.5)
 
 
+def _home(text: str, place: str) -> set[str]:
+    (found,) = [c for c in candidates(text) if c.op.field == "timezone" and c.op.said == place]
+    return {f for f in found.features(0.5) if f.startswith("x:home:")}
+
+
+def test_the_home_is_the_place_by_the_words_of_living() -> None:
+    text = "родом я из Барнаула, но уже лет восемь живу в Праге"
+    assert _home(text, "Праге") == {"x:home:b"}
+    assert _home(text, "Барнаула") == {"x:home:c"}
+    # Every form of the verb, from the dictionary: "переїхав" as "переїхала".
+    assert _home("переїхав до Гельсінкі, пором вже не треба", "Гельсінкі") == {"x:home:b"}
+    assert _home("whats 9am Honolulu in Tokyo time", "Tokyo") == {"x:home:none"}
+    assert not any(f.startswith("x:home") for f in _cues("my sister is vegan", "diet"))
+
+
 def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
     assert "x:first_sent" in _cues("i live in Lisbon", "timezone")
     assert "x:later_sent" in _cues("hi there. i live in Lisbon", "timezone")
