@@ -36,6 +36,9 @@ class Candidate:
     origin: str
     first: bool = True
     """Whether the sentence opens the message: a later one is more often an aside."""
+    covers: bool = False
+    """For a note: whether its words hold another field's proposal ("tables whenever you
+    compare stuff" holds the format), so the note may only repeat what a field says."""
 
     def features(
         self, message: float | None = None, held: dict[str, list[str]] | None = None
@@ -45,6 +48,8 @@ class Candidate:
         found = gate.features(
             self.sentence, self.start, self.end, self.op, self.origin, first=self.first, held=held
         )
+        if self.op.field == "notes" and self.op.kind == "add":
+            found.append("x:note:covers" if self.covers else "x:note:alone")
         if self.origin == "rules":
             # A rule's whole phrasing is its evidence, and a request can carry a standing
             # constraint ("составь рутину, у меня есть время 06:30-08:30"): what the rest
@@ -290,10 +295,19 @@ def candidates(text: str) -> list[Candidate]:
                 ):
                     continue  # a note is only for what nothing else understood
                 seen.add(key)
+                if candidate.op.field == "notes":
+                    candidate = replace(candidate, covers=_covers(candidate, proposed))
                 if written != piece:  # what stood for a pictograph is no part of a value
                     candidate = replace(candidate, op=_squeezed(candidate.op))
                 found.append(replace(candidate, sentence=written, first=position == 0))
     return _most_specific(found)
+
+
+def _covers(note: Candidate, proposed: list[Candidate]) -> bool:
+    """Whether another field's proposal lies within the note's span."""
+    return any(
+        c.op.field != "notes" and note.start <= c.start and c.end <= note.end for c in proposed
+    )
 
 
 def symbols_as_spaces(text: str) -> str:

@@ -200,3 +200,12 @@ def test_what_the_field_holds_is_crossed_with_who_the_value_belongs_to() -> None
     held = gate.features(text, start, end, op, "rules", held={"schedule": ["18:00"]})
     assert "x:held:other:other_closer" in held
     assert not any(f.startswith("x:held:") for f in gate.features(text, start, end, op, "rules"))
+
+
+def test_a_note_that_holds_a_fields_value_says_so() -> None:
+    def note(text: str) -> set[str]:
+        (found,) = [c for c in candidates(text) if c.op.field == "notes"]
+        return {f for f in found.features(0.5) if f.startswith("x:note:")}
+
+    assert note("tables pls whenever you compare stuff, i'm a visual person") == {"x:note:covers"}
+    assert note("always add the walking distance from the nearest metro") == {"x:note:alone"}
