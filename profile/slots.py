@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import lexicon, morph, places, vocab
+from aniso.profile import given_names, lexicon, morph, places, vocab
 from aniso.profile.delta import Op, make_op
 
 
@@ -63,6 +63,22 @@ _LIVES = re.compile(
 _STANDS_ALONE = re.compile(r"\s*(?:[.,!;:)—–-]|here\b|$)", re.IGNORECASE)
 
 
+_FRAGMENT = re.compile(r"[,.!(]")
+INTRO_WORDS = 3
+"""Words in each fragment before a bare lower-case city in a telegraphic introduction."""
+
+
+def _after_introduction(before: str) -> bool:
+    """Whether `before` is the start of a telegraphic introduction that a city's name
+    follows as a fragment of its own: "hi im liam, dublin.", "hi, rafael here, são
+    paulo", "nz, auckland". Each fragment before it is a greeting or a name, a few words
+    long; "we went to lisbon, porto" has a longer one."""
+    if not re.search(r"[,.!(]\s*$", before):
+        return False
+    parts = [p.split() for p in _FRAGMENT.split(before)]
+    return all(len(p) <= INTRO_WORDS for p in parts)
+
+
 def _opens(sentence: str, mention: places.Mention) -> bool:
     """Whether a lower-case place opens the sentence as a capitalised one would: chat
     drops the capital a sentence starts with ("utrecht. i cycle everywhere", "manila
@@ -73,7 +89,9 @@ def _opens(sentence: str, mention: places.Mention) -> bool:
     Hola, Kenya; "selam," is one of Salem's names), so neither a small town nor another
     name is read there without a capital or a preposition. The gazetteer's Cyrillic
     lower-case names are the dictionary's places already."""
-    if any(c.isalnum() for c in sentence[: mention.start]):
+    if any(c.isalnum() for c in sentence[: mention.start]) and not _after_introduction(
+        sentence[: mention.start]
+    ):
         return False
     written = sentence[mention.start : mention.end]
     if morph.is_cyrillic(written):
@@ -269,6 +287,8 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
         return True
     if written.lower() in _TITLES:
         return True
+    if given_names.is_given_name(written) and not own_name:
+        return True  # "Marco, Milan.": Marco is a town in Brazil, and a man here
     # "Yerevan here." introduces a city as "Mei here." does a person: the city's own
     # name is the place, another city's alternate name the person.
     return not own_name and any(p.start <= start < p.end for p in name(sentence))
@@ -353,12 +373,42 @@ _NAMED = re.compile(
 )
 
 
+_CASUAL = re.compile(
+    # How chat introduces a name without a capital or "my name is": "hi im liam, dublin",
+    # "rafael here", and a message that opens on a name as its first fragment ("Marco,
+    # Milan.", "hi, Anna, living in Vienna", "Hey! Alex (he/him)"; not "Dan (husband)").
+    # Only a given name that is no everyday word passes (`given_names.bare_name`).
+    r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
+    r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)(?=\s*(?:[.,!;:)—–-]|and\b|$))"
+    r"|^(?i:(?:hi+|he+y+|hell+o+|hiya|yo+|sup|hola|ciao|kia\s+ora)[,!.]*\s+)?"
+    # A name that opens a question or a request is whom it is asked of: "Sam, what do you
+    # think", "Siri, tell me".
+    r"(?P<v2>[A-Za-z][\w'-]+)(?=\s*(?:[,.]|\((?i:he|she|they)/)"
+    r"(?!\s*(?i:what|how|can|could|would|will|tell|please|pls|do|does|did|is|are|why|where"
+    r"|who|when|which|give|show|help|let|you)\b))"
+    r"|(?:^|[,.!]\s*|\b(?i:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v3>[a-z][\w'-]+)\s+here\b"
+)
+
+
+def _casual_name(word: str) -> str | None:
+    """The name a casual introduction gives (`_CASUAL`), if the word is one: a given
+    name, no everyday word, no big city ("Paris, France"), no nationality, no diet."""
+    if not given_names.bare_name(word) or _own_place_name(word):
+        return None
+    if _common_word(word, places_too=False):
+        return None
+    if word.lower() in places.demonyms() or word.lower() in _NOT_NAMES:
+        return None
+    return word[:1].upper() + word[1:]
+
+
 def name(sentence: str) -> list[Proposal]:
     """A name after a self-introduction: any word after a strong cue ("my name is",
     "меня зовут"), a capitalised non-word after a weak one ("Hi, I'm Marta"), and
     for Russian and Ukrainian a word the dictionary lists as a first name."""
     found: list[tuple[bool, Proposal]] = []
-    for pattern, strong in ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False)):
+    patterns = ((_STRONG, True), (_WEAK, False), (_SOFT, False), (_NAMED, False), (_CASUAL, False))
+    for pattern, strong in patterns:
         for m in pattern.finditer(sentence):
             group = next(
                 g
@@ -384,7 +434,10 @@ def name(sentence: str) -> list[Proposal]:
                 continue
             if group == "v" and pattern is _SOFT and _own_place_name(word):
                 continue  # "Yerevan here." is where the user is, not who
-            value = _name_value(word, strong=strong)
+            if pattern is _CASUAL:
+                value = _casual_name(word)
+            else:
+                value = _name_value(word, strong=strong)
             if value is not None and morph.is_cyrillic(word):
                 value = _with_patronymic(value, sentence[end:])
             if value is not None:

@@ -39,6 +39,16 @@ def test_a_persons_name_is_no_place(text: str) -> None:
     assert bare == [], [c.op.evidence for c in bare]
 
 
+def test_a_given_name_is_no_small_town() -> None:
+    # Marco is a town in Brazil, Anna one in Russia; Milan and Vienna stay.
+    for text, name, home in (
+        ("Marco, Milan. I love cooking", "Marco", "Europe/Rome"),
+        ("hi, Anna, living in Vienna", "Anna", "Europe/Vienna"),
+    ):
+        zones = {c.op.said: c.op.value for c in candidates(text) if c.op.field == "timezone"}
+        assert name not in zones and home in zones.values(), zones
+
+
 def test_the_named_person_sets_no_zone_even_with_one_held() -> None:
     assert _changed("Rui suggested I try a Bach cello suite", "timezone") == []
     assert _changed("Nadia says the new cafe in town is great", "timezone") == []

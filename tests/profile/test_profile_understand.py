@@ -302,6 +302,38 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
     assert ("set", "name", name) in values(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi im liam, dublin. budget's flexible", "Liam"),
+        ("hi, rafael here, são paulo. omnivore", "Rafael"),
+        ("Marco, Milan. I love cooking", "Marco"),
+        ("hi, Anna, living in Vienna, vegetarian.", "Anna"),
+        ("Hey! Alex (he/him), Toronto. Cheap is king", "Alex"),
+        ("Kenji. Osaka. No fluff - just answers.", "Kenji"),
+        # Whom a question or a request is asked of, an everyday word, a big city, another
+        # person: no name.
+        ("Sam, what do you think about this?", None),
+        ("Siri, tell me a joke", None),
+        ("i'm sure, thanks", None),
+        ("i'm will, it's fine", None),
+        ("it's sunny here today", None),
+        ("Paris, France. i love croissants", None),
+        ("Dan (husband) likes it spicy", None),
+    ],
+)
+def test_a_casual_introduction_names_the_user(text: str, name: str | None) -> None:
+    assert proposed(text, "name") == ([name] if name else [])
+
+
+def test_given_names_come_from_a_library_and_everyday_words_stay_words() -> None:
+    from aniso.profile import given_names
+
+    assert len(given_names.given_names()) > 10_000
+    assert all(given_names.bare_name(n) for n in ("liam", "rafael", "priya", "kenji", "tomás"))
+    assert not any(given_names.bare_name(w) for w in ("will", "hope", "mark", "sure", "table"))
+
+
 def test_what_one_person_calls_the_user_is_no_name() -> None:
     assert not proposed("my mum calls me Bunny", "name")
     assert not proposed("everyone calls me when they need help", "name")
@@ -627,6 +659,20 @@ def test_a_home_in_the_past_tense_sets_no_zone(text: str, zones: list[str]) -> N
 def test_a_lower_case_word_opening_a_message_is_a_place_only_if_a_big_citys_own_name(
     text: str, zone: str | None
 ) -> None:
+    assert proposed(text, "timezone") == ([zone] if zone else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("hi im liam, dublin. budget's flexible", "Europe/Dublin"),
+        ("hi, rafael here, são paulo. omnivore", "America/Sao_Paulo"),
+        ("nz, auckland", "Pacific/Auckland"),
+        ("so we went to the market, then lunch, then lisbon was great", None),
+        ("i think the trip was fine overall, lisbon.", None),
+    ],
+)
+def test_a_lower_case_city_as_a_fragment_of_an_introduction(text: str, zone: str | None) -> None:
     assert proposed(text, "timezone") == ([zone] if zone else [])
 
 
