@@ -103,6 +103,20 @@ def _opens(sentence: str, mention: places.Mention) -> bool:
     )
 
 
+def _greets(sentence: str, mention: places.Mention) -> bool:
+    """Whether a capitalised word opening the sentence, then a comma or "!", is a greeting
+    more likely than a town: "Hola, Sofía aquí" is no home in Hola, Kenya, "Aloha!" in
+    Aloha, Oregon, nor "Okay, I agreed" in Okay, Oklahoma. A big city there is the place
+    ("Utrecht, i cycle"), and so is a Cyrillic name ("Саратов, если это важно")."""
+    if any(c.isalnum() for c in sentence[: mention.start]):
+        return False
+    if morph.is_cyrillic(sentence[mention.start : mention.end]):
+        return False  # "Иркутск, Байкал рядом": the dictionary's places already
+    if not re.match(r"\s*[,!]", sentence[mention.end :]):
+        return False
+    return mention.place.size < places.BIG_OTHER_NAME
+
+
 def timezone(sentence: str) -> list[Proposal]:
     """A timezone for every place the sentence names: after a preposition of place, or
     on its own written with a capital or opening the sentence ("we moved to the
@@ -121,6 +135,8 @@ def timezone(sentence: str) -> list[Proposal]:
         if not after_preposition and places.is_common_word(written):
             # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
             # that is also an everyday word needs a preposition of place before it.
+            continue
+        if not after_preposition and _greets(sentence, mention):
             continue
         if not after_preposition and _a_person(sentence, mention.start, mention.end):
             continue
@@ -381,11 +397,12 @@ _CASUAL = re.compile(
     r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
     r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)(?=\s*(?:[.,!;:)—–-]|and\b|$))"
     r"|^(?i:(?:hi+|he+y+|hell+o+|hiya|yo+|sup|hola|ciao|kia\s+ora)[,!.]*\s+)?"
-    # A name that opens a question or a request is whom it is asked of: "Sam, what do you
-    # think", "Siri, tell me".
+    # A name that opens a question or a request is whom it is asked of ("Sam, what do you
+    # think", "Siri, tell me"), and one a description follows someone else ("Lucas, my
+    # friend from Porto, says hi").
     r"(?P<v2>[A-Za-z][\w'-]+)(?=\s*(?:[,.]|\((?i:he|she|they)/)"
     r"(?!\s*(?i:what|how|can|could|would|will|tell|please|pls|do|does|did|is|are|why|where"
-    r"|who|when|which|give|show|help|let|you)\b))"
+    r"|who|when|which|give|show|help|let|you|my|our|his|her|their|the|a|an|says|said)\b))"
     r"|(?:^|[,.!]\s*|\b(?i:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v3>[a-z][\w'-]+)\s+here\b"
 )
 

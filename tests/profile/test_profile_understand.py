@@ -315,6 +315,7 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
         # person: no name.
         ("Sam, what do you think about this?", None),
         ("Siri, tell me a joke", None),
+        ("Lucas, my friend from Porto, says hi", None),
         ("i'm sure, thanks", None),
         ("i'm will, it's fine", None),
         ("it's sunny here today", None),
@@ -654,6 +655,10 @@ def test_a_home_in_the_past_tense_sets_no_zone(text: str, zones: list[str]) -> N
         ("aloha! what's a good breakfast", None),  # Aloha, Oregon
         ("selam, how are you", None),  # one of Salem's other names
         ("Hola is where i live now", "Africa/Nairobi"),  # with its capital it is the town
+        ("Hola, Sofía aquí, desde Madrid", "Europe/Madrid"),  # a greeting, then a comma
+        ("Aloha! what's a good breakfast", None),
+        ("Utrecht, i cycle everywhere", "Europe/Amsterdam"),
+        ("Саратов, если это важно", "Europe/Saratov"),
     ],
 )
 def test_a_lower_case_word_opening_a_message_is_a_place_only_if_a_big_citys_own_name(
