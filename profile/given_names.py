@@ -1,14 +1,14 @@
 """Given names in Latin script, from Faker's person data for some seventy locales.
 
-Chat writes names in lower case and without "my name is": "hi im liam, dublin", "yo its
-tyler", "rafael here", "Marco, Milan.". A capital was the only sign of a name the
+Chat writes names in lower case and without "my name is": "hi im liam, dublin", "rafael
+here", "Marco, Milan.". A capital was the only sign of a name the
 English finders had, and GeoNames lists many given names as some small town's name
 ("Marco" is a town in Brazil, "Anna" one in Russia), so a bare name read as a home. The
 Russian and Ukrainian dictionaries tag first names (`morph.is_first_name`); for the
 Latin-script names of our users' many origins, Faker's person providers list the
-common given names of each locale (about 25,000 distinct, from national statistics),
-under its MIT licence. They are read once per install, about 0.2 s, and kept in the
-cache dir after (`aniso.core.cache.load_or_build`).
+common given names of each locale (20,751 distinct in Latin script), under its MIT
+licence. They are read once per install, in under a second, and kept in the cache dir
+after (`aniso.core.cache.load_or_build`).
 
 A name that is also an everyday English word ("will", "hope", "mark") is not read as a
 name without a capital: wordfreq says how common the word is, once, when the names are

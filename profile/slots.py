@@ -73,7 +73,7 @@ def _after_introduction(before: str) -> bool:
     follows as a fragment of its own: "hi im liam, dublin.", "hi, rafael here, são
     paulo", "nz, auckland". Each fragment before it is a greeting or a name, a few words
     long; "we went to lisbon, porto" has a longer one."""
-    if not re.search(r"[,.!(]\s*$", before):
+    if before.rstrip()[-1:] not in (",", ".", "!", "("):
         return False
     parts = [p.split() for p in _FRAGMENT.split(before)]
     return all(len(p) <= INTRO_WORDS for p in parts)
