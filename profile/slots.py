@@ -392,24 +392,60 @@ _NAMED = re.compile(
 _CASUAL = re.compile(
     # How chat introduces a name without a capital or "my name is": "hi im liam, dublin",
     # "rafael here", and a message that opens on a name as its first fragment ("Marco,
-    # Milan.", "hi, Anna, living in Vienna", "Hey! Alex (he/him)"; not "Dan (husband)").
+    # Milan.", "hi, Anna, living in Vienna", "Hey! Alex (he/him)", "Hamid from Tehran",
+    # "Алёна, Уфа."; not "Dan (husband)").
     # Only a given name that is no everyday word passes (`given_names.bare_name`).
     r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
     r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)(?=\s*(?:[.,!;:)—–-]|and\b|$))"
-    r"|^(?i:(?:hi+|he+y+|hell+o+|hiya|yo+|sup|hola|ciao|kia\s+ora)[,!.]*\s+)?"
+    r"|^(?i:(?:hi+|he+y+|hell+o+|hiya|yo+|sup|hola|ciao|kia\s+ora|good\s+(?:morning|afternoon"
+    r"|evening|day)|g'day|hi\s+there|hello\s+there|namaste|merhaba|salut|bonjour|hallo|ola|olá"
+    r"|oi|привет|привіт|вітаю|здравствуйте|добрый\s+день|добрий\s+день|доброго\s+дня|здарова"
+    r"|хай)[,!.]*\s+)?"
     # A name that opens a question or a request is whom it is asked of ("Sam, what do you
     # think", "Siri, tell me"), and one a description follows someone else ("Lucas, my
     # friend from Porto, says hi").
-    r"(?P<v2>[A-Za-z][\w'-]+)(?=\s*(?:[,.]|\((?i:he|she|they)/)"
+    r"(?P<v2>[A-Za-zА-ЯЁІЇЄҐа-яёіїєґ][\w'ʼ-]+)"
+    r"(?=(?:\s*(?:[,.|]|\((?i:he|she|they)/)|\s+(?i:from|here|из|з|із)\s)"
     r"(?!\s*(?i:what|how|can|could|would|will|tell|please|pls|do|does|did|is|are|why|where"
     r"|who|when|which|give|show|help|let|you|my|our|his|her|their|the|a|an|says|said)\b))"
     r"|(?:^|[,.!]\s*|\b(?i:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v3>[a-z][\w'-]+)\s+here\b"
 )
 
 
+_NEXT_WORD = re.compile(r"\s*[,.|]?\s*(?P<from>(?i:from|из|з|із)\s+)?(?P<w>[\w'ʼ-]+)")
+_ASKING = frozenset(
+    "как что где когда почему зачем можешь можете ты вы як що де коли чому можеш".split()
+)
+
+
+def _not_introduced(sentence: str, end: int) -> bool:
+    """Whether what follows a name says it is not the user's: "Марина, подскажи рецепт"
+    asks Marina (an imperative or a question word next), and "Сергей из бухгалтерии" is
+    from a department, not a place (after "from"/"из" a place must follow)."""
+    after = _NEXT_WORD.match(sentence, end)
+    if after is None:
+        return False
+    word = after.group("w")
+    if after.group("from"):
+        return not any(
+            m.start == after.start("w") for m in places.mentions(sentence[: after.end("w") + 40])
+        )
+    return morph.is_cyrillic(word) and (
+        word.lower() in _ASKING or morph.is_imperative(word.lower())
+    )
+
+
 def _casual_name(word: str) -> str | None:
     """The name a casual introduction gives (`_CASUAL`), if the word is one: a given
-    name, no everyday word, no big city ("Paris, France"), no nationality, no diet."""
+    name, no everyday word, no big city ("Paris, France"), no nationality, no diet. A
+    Cyrillic word is a name if the dictionaries' likeliest reading makes it one, in the
+    nominative ("Алёна, Уфа.", "Юля. Миколаїв.")."""
+    if morph.is_cyrillic(word):
+        # A name given as a fragment is in the nominative; the guesser reads unknown
+        # words ("прив", "лол", "Колега") as some name's genitive.
+        likeliest = morph.parses(word)[:1]
+        named = any("Name" in r[morph.TAG] and "nomn" in r[morph.TAG] for r in likeliest)
+        return morph.first_name(word) if named else None
     if not given_names.bare_name(word) or _own_place_name(word):
         return None
     if _common_word(word, places_too=False):
@@ -452,7 +488,7 @@ def name(sentence: str) -> list[Proposal]:
             if group == "v" and pattern is _SOFT and _own_place_name(word):
                 continue  # "Yerevan here." is where the user is, not who
             if pattern is _CASUAL:
-                value = _casual_name(word)
+                value = None if _not_introduced(sentence, end) else _casual_name(word)
             else:
                 value = _name_value(word, strong=strong)
             if value is not None and morph.is_cyrillic(word):

@@ -311,11 +311,19 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
         ("hi, Anna, living in Vienna, vegetarian.", "Anna"),
         ("Hey! Alex (he/him), Toronto. Cheap is king", "Alex"),
         ("Kenji. Osaka. No fluff - just answers.", "Kenji"),
+        ("g'day, Mick from Perth. into fishing and footy", "Mick"),
+        ("Hello, Hamid from Tehran. Could you suggest some books?", "Hamid"),
+        ("Rahul | Mumbai | vegetarian | bullet points pls", "Rahul"),
+        ("Алёна, Уфа. сама в балете всю жизнь", "Алёна"),
+        ("Эмре. сам из Стамбула, ем всё", "Эмре"),
         # Whom a question or a request is asked of, an everyday word, a big city, another
         # person: no name.
         ("Sam, what do you think about this?", None),
         ("Siri, tell me a joke", None),
         ("Lucas, my friend from Porto, says hi", None),
+        ("Сергей из бухгалтерии прислал отчёт", None),  # from a department, not a place
+        ("Марина, подскажи рецепт сырников", None),  # asked of Marina
+        ("лол, сестра написала мне", None),  # the guesser's "Лола", in the genitive
         ("i'm sure, thanks", None),
         ("i'm will, it's fine", None),
         ("it's sunny here today", None),
