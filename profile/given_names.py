@@ -73,10 +73,14 @@ def _read() -> frozenset[str]:
 
 def is_given_name(word: str) -> bool:
     """Whether a Latin-script word is a given name some locale lists."""
-    return word.lower().strip("'-") in given_names()
+    return _key(word) in given_names()
 
 
 def bare_name(word: str) -> bool:
     """Whether a word written without a capital still reads as a given name: a listed
     name that is no everyday English word."""
-    return word.lower().strip("'-") in _tables()[1]
+    return _key(word) in _tables()[1]
+
+
+def _key(word: str) -> str:
+    return word.lower().strip("'-")

@@ -68,12 +68,17 @@ INTRO_WORDS = 3
 """Words in each fragment before a bare lower-case city in a telegraphic introduction."""
 
 
+def _opens_sentence(sentence: str, start: int) -> bool:
+    """Whether nothing but punctuation or spaces stands before `start`."""
+    return not any(c.isalnum() for c in sentence[:start])
+
+
 def _after_introduction(before: str) -> bool:
     """Whether `before` is the start of a telegraphic introduction that a city's name
     follows as a fragment of its own: "hi im liam, dublin.", "hi, rafael here, são
     paulo", "nz, auckland". Each fragment before it is a greeting or a name, a few words
     long; "we went to lisbon, porto" has a longer one."""
-    if before.rstrip()[-1:] not in (",", ".", "!", "("):
+    if not _FRAGMENT.fullmatch(before.rstrip()[-1:]):
         return False
     parts = [p.split() for p in _FRAGMENT.split(before)]
     return all(len(p) <= INTRO_WORDS for p in parts)
@@ -89,7 +94,7 @@ def _opens(sentence: str, mention: places.Mention) -> bool:
     Hola, Kenya; "selam," is one of Salem's names), so neither a small town nor another
     name is read there without a capital or a preposition. The gazetteer's Cyrillic
     lower-case names are the dictionary's places already."""
-    if any(c.isalnum() for c in sentence[: mention.start]) and not _after_introduction(
+    if not _opens_sentence(sentence, mention.start) and not _after_introduction(
         sentence[: mention.start]
     ):
         return False
@@ -108,7 +113,7 @@ def _greets(sentence: str, mention: places.Mention) -> bool:
     more likely than a town: "Hola, Sofía aquí" is no home in Hola, Kenya, "Aloha!" in
     Aloha, Oregon, nor "Okay, I agreed" in Okay, Oklahoma. A big city there is the place
     ("Utrecht, i cycle"), and so is a Cyrillic name ("Саратов, если это важно")."""
-    if any(c.isalnum() for c in sentence[: mention.start]):
+    if not _opens_sentence(sentence, mention.start):
         return False
     if morph.is_cyrillic(sentence[mention.start : mention.end]):
         return False  # "Иркутск, Байкал рядом": the dictionary's places already
@@ -248,7 +253,7 @@ def _ordinary_word(sentence: str, mention: places.Mention) -> bool:
     written = sentence[mention.start : mention.end]
     if " " in written.strip():
         return False
-    opens = not any(c.isalnum() for c in sentence[: mention.start])
+    opens = _opens_sentence(sentence, mention.start)
     if not morph.is_cyrillic(written):
         if len(written) <= 4 and _MIXED_CASE.match(written) and not written.isupper():
             return True
@@ -320,9 +325,14 @@ _STRONG = re.compile(
     r"(?P<v2>[\w'ʼ-]+)",
     re.IGNORECASE,
 )
+_HELLO = r"hi+|he+y+|hell+o+|hiya|yo+"
+"""The English greetings a name follows ("heyy im Tomás", "Mei here"), one pattern for
+every name finder."""
+_BEFORE_I_AM = rf"(?i:^|[,.!]\s*|\b(?:{_HELLO}|and|but|btw|also|oh|ok|so)[,!]?\s+)"
+"""What may stand before "I'm" in an introduction: a sentence's start, a comma, a
+greeting or a filler word."""
 _WEAK = re.compile(
-    r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
-    r"(?i:i'?m|i\s+am|it'?s|this\s+is|myself)\s+"
+    _BEFORE_I_AM + r"(?i:i'?m|i\s+am|it'?s|this\s+is|myself)\s+"
     rf"(?P<v>(?:(?:{_TITLE_WORDS.title()})\.?\s+)?[A-Z][\w'-]+)(?:\s+here)?"
     r"|(?i:^|[,.!]\s*|(?<![\w-])(?:привет|здравствуй\w*|добрый\s+день|привіт|вітаю|и|а|і|й"
     r"|кстати|до\s+речі|до\s+речи)[,!]?\s+)"
@@ -334,7 +344,7 @@ _SOFT = re.compile(
     # A name said without "my name is": "Mei here", "just Anna is fine", "go with Sofi",
     # "давай всё-таки Евгения". Only a capitalised word that is no known thing (English)
     # or a word the dictionaries list as a first name (Russian, Ukrainian) passes.
-    r"(?:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v>[A-Z][\w'-]+)\s+here\b"
+    rf"(?:^|[,.!]\s*|\b(?:{_HELLO})[,!]?\s+)(?P<v>[A-Z][\w'-]+)\s+here\b"
     r"|\b(?i:just|actually|pls|please|ok|okay|so)\s+(?P<v3>[A-Z][\w'-]+)\s+is\s+(?:fine|good"
     r"|ok|okay|better)\b|\b(?:go\s+with|go\s+by|stick\s+with|call\s+me\s+by\s+my\s+(?:middle\s+|first\s+)?"
     r"name,?)\s+(?P<v4>[A-Z][\w'-]+)"
@@ -395,9 +405,9 @@ _CASUAL = re.compile(
     # Milan.", "hi, Anna, living in Vienna", "Hey! Alex (he/him)", "Hamid from Tehran",
     # "Алёна, Уфа."; not "Dan (husband)").
     # Only a given name that is no everyday word passes (`given_names.bare_name`).
-    r"(?i:^|[,.!]\s*|\b(?:hi+|he+y+|hell+o+|hiya|yo+|and|but|btw|also|oh|ok|so)[,!]?\s+)"
-    r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)(?=\s*(?:[.,!;:)—–-]|and\b|$))"
-    r"|^(?i:(?:hi+|he+y+|hell+o+|hiya|yo+|sup|hola|ciao|kia\s+ora|good\s+(?:morning|afternoon"
+    _BEFORE_I_AM + r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)"
+    r"(?=\s*(?:[.,!;:)—–-]|and\b|$))"
+    rf"|^(?i:(?:{_HELLO}|sup|hola|ciao|kia\s+ora|good\s+(?:morning|afternoon"
     r"|evening|day)|g'day|hi\s+there|hello\s+there|namaste|merhaba|salut|bonjour|hallo|ola|olá"
     r"|oi|привет|привіт|вітаю|здравствуйте|добрый\s+день|добрий\s+день|доброго\s+дня|здарова"
     r"|хай)[,!.]*\s+)?"
@@ -408,7 +418,7 @@ _CASUAL = re.compile(
     r"(?=(?:\s*(?:[,.|]|\((?i:he|she|they)/)|\s+(?i:from|here|из|з|із)\s)"
     r"(?!\s*(?i:what|how|can|could|would|will|tell|please|pls|do|does|did|is|are|why|where"
     r"|who|when|which|give|show|help|let|you|my|our|his|her|their|the|a|an|says|said)\b))"
-    r"|(?:^|[,.!]\s*|\b(?i:hi+|he+y+|hell+o+|hiya|yo+)[,!]?\s+)(?P<v3>[a-z][\w'-]+)\s+here\b"
+    rf"|(?:^|[,.!]\s*|\b(?i:{_HELLO})[,!]?\s+)(?P<v3>[a-z][\w'-]+)\s+here\b"
 )
 
 
@@ -443,8 +453,7 @@ def _casual_name(word: str) -> str | None:
     if morph.is_cyrillic(word):
         # A name given as a fragment is in the nominative; the guesser reads unknown
         # words ("прив", "лол", "Колега") as some name's genitive.
-        likeliest = morph.parses(word)[:1]
-        named = any("Name" in r[morph.TAG] and "nomn" in r[morph.TAG] for r in likeliest)
+        named = morph.likely_name(word) and "nomn" in morph.parses(word)[0][morph.TAG]
         return morph.first_name(word) if named else None
     if not given_names.bare_name(word) or _own_place_name(word):
         return None
