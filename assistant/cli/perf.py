@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,6 +94,8 @@ def locomo_command(
         )
     finally:
         bar.stop()
+        if not work_dir:  # 17-25 MB a conversation; `--work-dir` is how to keep them
+            shutil.rmtree(target, ignore_errors=True)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -345,21 +348,23 @@ def tui_command(ctx: click.Context, messages: int, runs: int, as_json: bool) -> 
 
     from aniso.bench import tui as tui_bench
 
-    settings = _root(ctx).settings.model_copy(
-        update={"data_dir": Path(tempfile.mkdtemp(prefix="aniso-bench-tui-"))}
-    )
-    with _phases(as_json) as phases:
-        figures = {
-            "model": settings.model,
-            "load_average": round(os.getloadavg()[0], 1),
-            "first_paint_s": tui_bench.first_paint(runs=runs),
-            "first_token": tui_bench.first_token(settings),
-            "chat": tui_bench.chat_run(
-                settings,
-                messages=messages,
-                progress=(lambda done: phases("chat", done, messages)) if phases else None,
-            ),
-        }
+    scratch = Path(tempfile.mkdtemp(prefix="aniso-bench-tui-"))
+    settings = _root(ctx).settings.model_copy(update={"data_dir": scratch})
+    try:
+        with _phases(as_json) as phases:
+            figures = {
+                "model": settings.model,
+                "load_average": round(os.getloadavg()[0], 1),
+                "first_paint_s": tui_bench.first_paint(runs=runs),
+                "first_token": tui_bench.first_token(settings),
+                "chat": tui_bench.chat_run(
+                    settings,
+                    messages=messages,
+                    progress=(lambda done: phases("chat", done, messages)) if phases else None,
+                ),
+            }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # the bench's own chat, not the user's
     click.echo(json.dumps(figures, indent=2) if as_json else tui_bench.render(figures))
 
 

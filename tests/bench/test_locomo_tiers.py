@@ -67,8 +67,11 @@ def test_nights_are_the_local_slots_between_two_instants() -> None:
 
 def test_tier_mode_compacts_between_sessions(tmp_path: Path) -> None:
     path = conversation(tmp_path / "tiny.json")
-    hot = run_cli("bench", "locomo", "--json", str(path))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    hot = run_cli("bench", "locomo", "--json", str(path), env={"TMPDIR": str(scratch)})
     assert hot.returncode == 0, hot.stderr
+    assert list(scratch.iterdir()) == [], "the replayed memory is removed without --work-dir"
     hot_only = json.loads(hot.stdout)
     assert hot_only["mode"] == "hot-only" and "tiers" not in hot_only["conversations"]["tiny"]
     tiered = run_cli("bench", "locomo", "--tiers", "--json", str(path))
@@ -83,8 +86,12 @@ def test_tier_mode_compacts_between_sessions(tmp_path: Path) -> None:
 
 def test_why_compares_with_hot_only_in_the_same_run(tmp_path: Path) -> None:
     path = conversation(tmp_path / "tiny.json")
-    result = run_cli("bench", "locomo", "--tiers", "--why", "--json", str(path))
+    kept = tmp_path / "kept"
+    result = run_cli(
+        "bench", "locomo", "--tiers", "--why", "--json", "--work-dir", str(kept), str(path)
+    )
     assert result.returncode == 0, result.stderr
+    assert (kept / "tiny" / "aniso.db").exists(), "--work-dir keeps the replayed memory"
     figures = json.loads(result.stdout)
     why = figures["why"]
     assert why["hot_only"]["overall"]["categories"]["all"]["questions"] == 2
