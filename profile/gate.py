@@ -283,7 +283,12 @@ def features(
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
     left = [word for word, s, _ in words if s < start][-WINDOW:]
     out += [f"l:{_norm(word)}" for word in left]
-    flags = _flags(sentence, [w for w, s, _ in words if not _in_value(w, s, start, end)], left)
+    clause = _clause_start(sentence, start)
+    flags = _flags(
+        sentence,
+        [w for w, s, _ in words if not _in_value(w, s, start, end)],
+        [word for word, s, _ in words if clause <= s < start][-WINDOW:],
+    )
     if not any(w.isalnum() for w in sentence[:start]):
         flags.add("at_start")  # a capital there is the sentence's, not the name's
     for flag in sorted(flags):
@@ -626,6 +631,16 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
         if j < 0 or lowered[j] not in _PREPOSITIONS:
             return True
     return False
+
+
+_CLAUSE_END = re.compile(r"[,;:!?()—–]|\.\s")
+
+
+def _clause_start(sentence: str, start: int) -> int:
+    """Where the clause that holds `start` begins: a "not" before a comma is another
+    clause's ("you don't know, i'm in Ghent", "не знаю, я в Одесі")."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
+    return ends[-1] if ends else 0
 
 
 def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:

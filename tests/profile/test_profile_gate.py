@@ -70,6 +70,18 @@ def test_the_gate_reads_a_past_verb_in_the_values_own_clause() -> None:
     assert "x:past_clause" not in _cues("я живу во Львове", "timezone")
 
 
+def test_a_negation_counts_in_the_values_own_clause_only() -> None:
+    def negated(text: str, field: str) -> bool:
+        found = [c for c in candidates(text) if c.op.field == field]
+        assert found, f"nothing proposed for {field} in {text!r}"
+        return "c:neg_left" in found[0].features(0.5)
+
+    assert negated("i'm not in Ghent anymore", "timezone")
+    assert not negated("oh right you don't know, i'm in Ghent", "timezone")
+    assert not negated("не знаю, чи ти пам'ятаєш, я в Одесі", "timezone")
+    assert negated("я не в Одесі", "timezone")
+
+
 def test_a_valued_feature_counts_by_its_value() -> None:
     model = gate.Model(weights={"ml": 2.0, "c:x": 1.0}, bias=-1.0, threshold=0.5)
     assert model.probability(["ml=1.5", "c:x"]) == pytest.approx(1 / (1 + math.exp(-3.0)))
