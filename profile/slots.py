@@ -328,6 +328,12 @@ _STRONG = re.compile(
 _HELLO = r"hi+|he+y+|hell+o+|hiya|yo+"
 """The English greetings a name follows ("heyy im Tomás", "Mei here"), one pattern for
 every name finder."""
+_GREETING = (
+    rf"{_HELLO}|sup|hola|ciao|kia\s+ora|good\s+(?:morning|afternoon|evening|day)|g'day"
+    r"|hi\s+there|hello\s+there|namaste|merhaba|salut|bonjour|hallo|ola|olá|oi|привет|привіт"
+    r"|вітаю|здравствуйте|добрый\s+день|добрий\s+день|доброго\s+дня|здарова|хай"
+)
+"""The greetings a message opens on, in any language a user greets in."""
 _BEFORE_I_AM = rf"(?i:^|[,.!]\s*|\b(?:{_HELLO}|and|but|btw|also|oh|ok|so)[,!]?\s+)"
 """What may stand before "I'm" in an introduction: a sentence's start, a comma, a
 greeting or a filler word."""
@@ -407,10 +413,7 @@ _CASUAL = re.compile(
     # Only a given name that is no everyday word passes (`given_names.bare_name`).
     _BEFORE_I_AM + r"(?i:i'?m|i\s+am|this\s+is|myself)\s+(?P<v>[a-z][\w'-]+)"
     r"(?=\s*(?:[.,!;:)—–-]|and\b|$))"
-    rf"|^(?i:(?:{_HELLO}|sup|hola|ciao|kia\s+ora|good\s+(?:morning|afternoon"
-    r"|evening|day)|g'day|hi\s+there|hello\s+there|namaste|merhaba|salut|bonjour|hallo|ola|olá"
-    r"|oi|привет|привіт|вітаю|здравствуйте|добрый\s+день|добрий\s+день|доброго\s+дня|здарова"
-    r"|хай)[,!.]*\s+)?"
+    rf"|^(?i:(?:{_GREETING})[,!.]*\s+)?"
     # A name that opens a question or a request is whom it is asked of ("Sam, what do you
     # think", "Siri, tell me"), and one a description follows someone else ("Lucas, my
     # friend from Porto, says hi").
@@ -423,6 +426,11 @@ _CASUAL = re.compile(
 
 
 _NEXT_WORD = re.compile(r"\s*[,.|]?\s*(?P<from>(?i:from|из|з|із)\s+)?(?P<w>[\w'ʼ-]+)")
+_GREETED = re.compile(
+    rf"\s*[,!]?\s*(?i:{_GREETING}|thanks|thank\s+you|thx|спасибо|спасибі|дякую)(?![\w'ʼ-])"
+)
+"""A greeting or thanks after a name: the name is whom the message greets ("Женя,
+привет!", "Sam, hi!", "Оля, спасибо")."""
 _ASKING = frozenset(
     "как что где когда почему зачем можешь можете ты вы як що де коли чому можеш".split()
 )
@@ -430,8 +438,11 @@ _ASKING = frozenset(
 
 def _not_introduced(sentence: str, end: int) -> bool:
     """Whether what follows a name says it is not the user's: "Марина, подскажи рецепт"
-    asks Marina (an imperative or a question word next), and "Сергей из бухгалтерии" is
-    from a department, not a place (after "from"/"из" a place must follow)."""
+    asks Marina (an imperative or a question word next), "Женя, привет!" greets her, and
+    "Сергей из бухгалтерии" is from a department, not a place (after "from"/"из" a place
+    must follow)."""
+    if _GREETED.match(sentence, end):
+        return True
     after = _NEXT_WORD.match(sentence, end)
     if after is None:
         return False

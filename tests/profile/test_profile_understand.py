@@ -323,6 +323,9 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
         ("Lucas, my friend from Porto, says hi", None),
         ("Сергей из бухгалтерии прислал отчёт", None),  # from a department, not a place
         ("Марина, подскажи рецепт сырников", None),  # asked of Marina
+        ("Ксюша, привет! вот фото с дачи", None),  # greeted, as thanked below
+        ("Tom, hey! check this out", None),
+        ("Оля, дякую за рецепт", None),
         ("лол, сестра написала мне", None),  # the guesser's "Лола", in the genitive
         ("i'm sure, thanks", None),
         ("i'm will, it's fine", None),
