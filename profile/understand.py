@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from aniso.profile import cues, gate, measures, morph, slots
+from aniso.profile import conflicts, cues, gate, measures, morph, slots
 from aniso.profile.delta import EVIDENCE_MAX, VALUE_MAX, Op, ProfileDelta
 from aniso.profile.model import is_list_field
 from aniso.profile.rules import _tables, bounded, is_pictograph, is_statement, run, sentences
@@ -387,7 +387,8 @@ def understand(
             (c, p)
             for c, p in scored
             if judge is None or p >= judge.cut(c.origin, c.op.kind, c.op.field)
-        ]
+        ],
+        held or {},
     )
     # A repeated op counts once, at its last position, so the latest statement wins.
     seen: set[tuple[str, str, str]] = set()
@@ -400,14 +401,22 @@ def understand(
     return ProfileDelta(ops=tuple(reversed(ops)))
 
 
-def _settle(kept: list[tuple[Candidate, float]]) -> list[Candidate]:
+def _settle(kept: list[tuple[Candidate, float]], held: dict[str, list[str]]) -> list[Candidate]:
     """One reading per value: the likeliest value of a single-valued field ("moved to
-    Denver, New York got too expensive" sets Denver), and a reversal over an add of
-    the same item ("outgrew the soy allergy")."""
+    Denver, New York got too expensive" sets Denver), a reversal over an add of the
+    same item ("outgrew the soy allergy"), and no avoided food that the diet already
+    rules out ("я пескетарианка, рыбу ем, мясо нет": the meat is the diet's, and an
+    "avoid meat" of its own would outlive a return to meat)."""
     best: dict[str, float] = {}
     for candidate, p in kept:
         if candidate.op.kind == "set" and not is_list_field(candidate.op.field):
             best[candidate.op.field] = max(best.get(candidate.op.field, 0.0), p)
+    diets = [
+        c.op.value
+        for c, p in kept
+        if c.op.kind == "set" and c.op.field == "diet" and p >= best["diet"]
+    ] or held.get("diet", [])[:1]
+    bans = [b for b in (conflicts.ban("diet", d) for d in diets) if b is not None]
     reversed_items = {
         (c.op.field, c.op.value)
         for c, _ in kept
@@ -419,6 +428,8 @@ def _settle(kept: list[tuple[Candidate, float]]) -> list[Candidate]:
         if op.kind == "set" and not is_list_field(op.field) and p < best[op.field]:
             continue
         if op.kind == "add" and (op.field, op.value) in reversed_items:
+            continue
+        if op.kind == "add" and op.field == "avoid" and any(b.forbids(op.value) for b in bans):
             continue
         settled.append(candidate)
     return settled

@@ -1028,3 +1028,15 @@ def test_red_meat_and_raw_fish_are_not_all_meat_and_fish() -> None:
 )
 def test_a_request_for_one_piece_of_work_changes_nothing(text: str) -> None:
     assert understand(text, held={"tone": ["detailed"]}).ops == ()
+
+
+def test_an_avoided_food_the_diet_rules_out_is_the_diets() -> None:
+    said = values("я вегетаріанець, тож рецепти без мʼяса")
+    assert ("set", "diet", "vegetarian") in said
+    assert not [v for v in said if v[1] == "avoid"], said
+    vegan = {"diet": ["vegan"]}
+    assert not [o for o in understand("no eggs please", held=vegan).ops if o.field == "avoid"]
+    assert ("add", "avoid", "eggs") in values("no eggs please")  # no diet: the user's own
+    assert ("add", "avoid", "gluten") in {
+        (o.kind, o.field, o.value) for o in understand("no gluten please", held=vegan).ops
+    }
