@@ -401,12 +401,18 @@ def understand(
     return ProfileDelta(ops=tuple(reversed(ops)))
 
 
+def _is_heat(value: str) -> bool:
+    """Whether a value names heat itself ("spicy food"), not a dish that has it."""
+    return conflicts.CATEGORY_NAMES.get(value) == "spicy"
+
+
 def _settle(kept: list[tuple[Candidate, float]], held: dict[str, list[str]]) -> list[Candidate]:
     """One reading per value: the likeliest value of a single-valued field ("moved to
     Denver, New York got too expensive" sets Denver), a reversal over an add of the
     same item ("outgrew the soy allergy"), and no avoided food that the diet already
     rules out ("я пескетарианка, рыбу ем, мясо нет": the meat is the diet's, and an
-    "avoid meat" of its own would outlive a return to meat)."""
+    "avoid meat" of its own would outlive a return to meat), nor spicy food liked or
+    disliked beside a spice level."""
     best: dict[str, float] = {}
     for candidate, p in kept:
         if candidate.op.kind == "set" and not is_list_field(candidate.op.field):
@@ -417,6 +423,7 @@ def _settle(kept: list[tuple[Candidate, float]], held: dict[str, list[str]]) -> 
         if c.op.kind == "set" and c.op.field == "diet" and p >= best["diet"]
     ] or held.get("diet", [])[:1]
     bans = [b for b in (conflicts.ban("diet", d) for d in diets) if b is not None]
+    spice = "spice" in best or bool(held.get("spice"))
     reversed_items = {
         (c.op.field, c.op.value)
         for c, _ in kept
@@ -431,5 +438,7 @@ def _settle(kept: list[tuple[Candidate, float]], held: dict[str, list[str]]) -> 
             continue
         if op.kind == "add" and op.field == "avoid" and any(b.forbids(op.value) for b in bans):
             continue
+        if op.kind == "add" and op.field in ("likes", "dislikes") and spice and _is_heat(op.value):
+            continue  # "острое люблю средне": how hot is the spice level's to say
         settled.append(candidate)
     return settled

@@ -1040,3 +1040,11 @@ def test_an_avoided_food_the_diet_rules_out_is_the_diets() -> None:
     assert ("add", "avoid", "gluten") in {
         (o.kind, o.field, o.value) for o in understand("no gluten please", held=vegan).ops
     }
+
+
+def test_spicy_food_liked_beside_a_spice_level_is_the_levels() -> None:
+    said = values("острое я обожаю, чем злее тем лучше")
+    assert ("set", "spice", "hot") in said and not [v for v in said if v[1] == "likes"]
+    held = {"spice": ["mild"]}
+    assert all(o.field != "dislikes" for o in understand("i hate spicy food", held=held).ops)
+    assert ("add", "likes", "curry") in values("i love curry, medium spice is good")
