@@ -156,7 +156,10 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "en-budget-keep",
-        rf"\bkeep\s+(?:the\s+|my\s+|it\s+)?(?:budget|costs?|it)\s+(?P<v>{_LEVEL}|cheap)\b",
+        # "keep it tight" is about length unless money is what "it" is: only the levels
+        # that say money on their own follow a bare "it".
+        rf"\bkeep\s+(?:the\s+|my\s+|it\s+)?(?:budget|costs?|it(?=\s+(?:cheap|low|minimal)\b))"
+        rf"\s+(?P<v>{_LEVEL}|cheap)\b",
         level("budget"),
     ),
     rule(
