@@ -1048,3 +1048,14 @@ def test_spicy_food_liked_beside_a_spice_level_is_the_levels() -> None:
     held = {"spice": ["mild"]}
     assert all(o.field != "dislikes" for o in understand("i hate spicy food", held=held).ops)
     assert ("add", "likes", "curry") in values("i love curry, medium spice is good")
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("i'm more a jigsaw person, 1000+ pieces the nastier the better", "interests", "puzzles"),
+        ("huge F1 nerd here, never miss a race", "interests", "motorsport"),
+    ],
+)
+def test_a_thing_then_what_the_user_is_of_it_is_a_liking(text: str, field: str, value: str) -> None:
+    assert value in proposed(text, field)
