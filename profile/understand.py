@@ -417,11 +417,11 @@ def _settle(kept: list[tuple[Candidate, float]], held: dict[str, list[str]]) -> 
     for candidate, p in kept:
         if candidate.op.kind == "set" and not is_list_field(candidate.op.field):
             best[candidate.op.field] = max(best.get(candidate.op.field, 0.0), p)
-    diets = [
-        c.op.value
-        for c, p in kept
-        if c.op.kind == "set" and c.op.field == "diet" and p >= best["diet"]
-    ] or held.get("diet", [])[:1]
+    said = [(c.op.kind, c.op.value, p) for c, p in kept if c.op.field == "diet"]
+    # The diet this message leaves: its own, none if it drops one, else the one held.
+    diets = [v for kind, v, p in said if kind == "set" and p >= best["diet"]]
+    if not said:
+        diets = held.get("diet", [])[:1]
     bans = [b for b in (conflicts.ban("diet", d) for d in diets) if b is not None]
     spice = "spice" in best or bool(held.get("spice"))
     reversed_items = {

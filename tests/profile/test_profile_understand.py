@@ -1040,6 +1040,9 @@ def test_an_avoided_food_the_diet_rules_out_is_the_diets() -> None:
     assert ("add", "avoid", "gluten") in {
         (o.kind, o.field, o.value) for o in understand("no gluten please", held=vegan).ops
     }
+    vegetarian = {"diet": ["vegetarian"]}
+    dropped = understand("i stopped being vegetarian. no pork though", held=vegetarian).ops
+    assert ("add", "avoid", "pork") in {(o.kind, o.field, o.value) for o in dropped}
 
 
 def test_spicy_food_liked_beside_a_spice_level_is_the_levels() -> None:
