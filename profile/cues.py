@@ -51,8 +51,9 @@ LIKE_AFTER = _cue(
     r"(?:is|are)\s+(?:life|my\s+\w+)|(?:моя|моё|мое|мои|моє|мої|my)\s+(?:слабость|любовь|хобби"
     r"|увлечени\w*|страсть|вс[её]|слабкість|любов|хобі|захоплення|пристрасть|все|weakness|love"
     r"|hobby|passion|thing|jam)|лучшее\s+\w+|найкращ\w*|best\s+\w+\s+ever|вечные\s+увлечения"
-    # "a cats person", "huge F1 nerd", "plov enthusiast": the thing, then what the user is.
-    r"|addict|junkie|lover|fiend|person|guy|gal|girl|enthusiast|nerd|geek|buff|fanatic"
+    # "a cats person", "huge F1 nerd", "plov enthusiast": the thing, then what the user is
+    # ("guy" and "girl" are left out: "the pizza guy was late" is a delivery, not a taste).
+    r"|addict|junkie|lover|fiend|person|enthusiast|nerd|geek|buff|fanatic"
     r"|(?:is|are)\s+my\s+whole\s+personality|x\d+|every\s+single\s+day"
     r"|(?:могу|можу)\s+есть\s+тоннами|тоннами|наркоман\w*|маньяк\w*|фанат\w*"
 )

@@ -333,7 +333,9 @@ _GREETING = (
     r"|hi\s+there|hello\s+there|namaste|merhaba|salut|bonjour|hallo|ola|olá|oi|привет|привіт"
     r"|вітаю|здравствуйте|добрый\s+день|добрий\s+день|доброго\s+дня|здарова|хай"
 )
-"""The greetings a message opens on, in any language a user greets in."""
+"""The greetings a message may open on before a name ("hola, Sofía aquí"), and after a
+name that the message greets ("Женя, привет!"): one list for both, so a greeting read
+in one place is read in the other."""
 _BEFORE_I_AM = rf"(?i:^|[,.!]\s*|\b(?:{_HELLO}|and|but|btw|also|oh|ok|so)[,!]?\s+)"
 """What may stand before "I'm" in an introduction: a sentence's start, a comma, a
 greeting or a filler word."""
@@ -429,8 +431,9 @@ _NEXT_WORD = re.compile(r"\s*[,.|]?\s*(?P<from>(?i:from|из|з|із)\s+)?(?P<w>
 _GREETED = re.compile(
     rf"\s*[,!]?\s*(?i:{_GREETING}|thanks|thank\s+you|thx|спасибо|спасибі|дякую)(?![\w'ʼ-])"
 )
-"""A greeting or thanks after a name: the name is whom the message greets ("Женя,
-привет!", "Sam, hi!", "Оля, спасибо")."""
+"""A greeting or thanks after the name a message opens on: the name is whom the message
+greets ("Женя, привет!", "Sam, hi!", "Оля, спасибо"). After "I'm Liam," a thanks is
+the user's to the assistant, so only the opening name is checked."""
 _ASKING = frozenset(
     "как что где когда почему зачем можешь можете ты вы як що де коли чому можеш".split()
 )
@@ -438,11 +441,8 @@ _ASKING = frozenset(
 
 def _not_introduced(sentence: str, end: int) -> bool:
     """Whether what follows a name says it is not the user's: "Марина, подскажи рецепт"
-    asks Marina (an imperative or a question word next), "Женя, привет!" greets her, and
-    "Сергей из бухгалтерии" is from a department, not a place (after "from"/"из" a place
-    must follow)."""
-    if _GREETED.match(sentence, end):
-        return True
+    asks Marina (an imperative or a question word next), and "Сергей из бухгалтерии" is
+    from a department, not a place (after "from"/"из" a place must follow)."""
     after = _NEXT_WORD.match(sentence, end)
     if after is None:
         return False
@@ -508,7 +508,11 @@ def name(sentence: str) -> list[Proposal]:
             if group == "v" and pattern is _SOFT and _own_place_name(word):
                 continue  # "Yerevan here." is where the user is, not who
             if pattern is _CASUAL:
-                value = None if _not_introduced(sentence, end) else _casual_name(word)
+                # Only a name the message opens on can be the one it greets: "hi im liam,
+                # thanks for the help" thanks the assistant.
+                greeted = group == "v2" and bool(_GREETED.match(sentence, end))
+                refused = greeted or _not_introduced(sentence, end)
+                value = None if refused else _casual_name(word)
             else:
                 value = _name_value(word, strong=strong)
             if value is not None and morph.is_cyrillic(word):

@@ -156,9 +156,9 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "en-budget-keep",
-        # "keep it tight" is about length unless money is what "it" is: only the levels
-        # that say money on their own follow a bare "it".
-        rf"\bkeep\s+(?:the\s+|my\s+|it\s+)?(?:budget|costs?|it(?=\s+(?:cheap|low|minimal)\b))"
+        # "keep it tight", "keep it minimal", "keep it low-key" are about length or mood:
+        # after a bare "it" only "cheap" says money on its own.
+        rf"\bkeep\s+(?:the\s+|my\s+|it\s+)?(?:budget|costs?|it(?=\s+cheap\b))"
         rf"\s+(?P<v>{_LEVEL}|cheap)\b",
         level("budget"),
     ),

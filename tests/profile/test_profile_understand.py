@@ -324,7 +324,8 @@ def test_the_name_people_call_the_user_is_the_name(text: str, name: str) -> None
         ("Сергей из бухгалтерии прислал отчёт", None),  # from a department, not a place
         ("Марина, подскажи рецепт сырников", None),  # asked of Marina
         ("Ксюша, привет! вот фото с дачи", None),  # greeted, as thanked below
-        ("Tom, hey! check this out", None),
+        ("Liam, hey! check this out", None),
+        ("hi im liam, thanks for the help", "Liam"),  # thanks to the assistant
         ("Оля, дякую за рецепт", None),
         ("лол, сестра написала мне", None),  # the guesser's "Лола", in the genitive
         ("i'm sure, thanks", None),
@@ -1062,3 +1063,9 @@ def test_spicy_food_liked_beside_a_spice_level_is_the_levels() -> None:
 )
 def test_a_thing_then_what_the_user_is_of_it_is_a_liking(text: str, field: str, value: str) -> None:
     assert value in proposed(text, field)
+
+
+def test_keeping_it_short_or_quiet_is_no_budget() -> None:
+    for text in ("keep it minimal please, no fluff", "keep it low-key, just a quiet dinner"):
+        assert not [v for v in values(text) if v[1] == "budget"], text
+    assert ("set", "budget", "low") in values("keep it cheap please")
