@@ -283,7 +283,7 @@ def features(
     words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
     left = [word for word, s, _ in words if s < start][-WINDOW:]
     out += [f"l:{_norm(word)}" for word in left]
-    clause = _clause_start(sentence, start)
+    clause, _ = clause_of(sentence, start, cut=_NEGATION_REACH)
     flags = _flags(
         sentence,
         [w for w, s, _ in words if not _in_value(w, s, start, end)],
@@ -633,14 +633,9 @@ def _other_subject(part: list[str], *, ukrainian: bool) -> bool:
     return False
 
 
-_CLAUSE_END = re.compile(r"[,;:!?()—–]|\.\s")
-
-
-def _clause_start(sentence: str, start: int) -> int:
-    """Where the clause that holds `start` begins: a "not" before a comma is another
-    clause's ("you don't know, i'm in Ghent", "не знаю, я в Одесі")."""
-    ends = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
-    return ends[-1] if ends else 0
+_NEGATION_REACH = re.compile(r"[,;:!?()—–]|\.\s")
+"""What ends a negation's reach back from a value: a "not" before a comma is another
+clause's ("you don't know, i'm in Ghent", "не знаю, я в Одесі")."""
 
 
 def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:

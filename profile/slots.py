@@ -704,10 +704,11 @@ _STOP = re.compile(
 )
 
 
-def clause_of(sentence: str, start: int) -> tuple[int, int]:
-    """The clause around `start`: from the last break before it to the next after it."""
-    before = [m.end() for m in _CUT.finditer(sentence, 0, start)]
-    after = _CUT.search(sentence, start)
+def clause_of(sentence: str, start: int, cut: re.Pattern[str] = _CUT) -> tuple[int, int]:
+    """The clause around `start`: from the last break before it to the next after it,
+    a break being `cut` (a sentence's end or "but" unless told otherwise)."""
+    before = [m.end() for m in cut.finditer(sentence, 0, start)]
+    after = cut.search(sentence, start)
     return (before[-1] if before else 0, after.start() if after else len(sentence))
 
 
