@@ -69,7 +69,9 @@ def main() -> int:
                 services = build(load_settings({"data_dir": str(copy)}))
                 scores = locomo.Scores()
                 recall = locomo.recaller(services, now=now, tiers=args.tiers, state={})
-                locomo.score_conversation(conversation, recall, scores)
+                locomo.score_conversation(
+                    conversation, recall, scores, after_reply=services.memory.dense.push_held
+                )
                 services.close()
                 shutil.rmtree(copy)
                 categories = scores.report()["categories"]

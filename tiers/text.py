@@ -1,8 +1,9 @@
 """Words, stems, keywords and anchors: the deterministic text toolkit of the memory.
 
 The embedded model cannot summarise or extract, so everything the tiers need from
-text comes from here: Snowball stems (English and Russian, so inflected forms
-match), keywords, and anchors (dates, numbers, names) that survive compression.
+text comes from here: Snowball stems (English, Russian, and Ukrainian through the
+Russian stemmer, so inflected forms match), keywords, and anchors (dates, numbers,
+names) that survive compression.
 """
 
 from __future__ import annotations
@@ -41,13 +42,28 @@ STOPWORDS_RU = frozenset(
     нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше
     чуть том нельзя такой им более всегда конечно всю между это привет пожалуйста спасибо""".split()
 )
-STOPWORDS = STOPWORDS_EN | STOPWORDS_RU
+STOPWORDS_UK = frozenset(
+    """і й та в у на з із зі зо до від для про по за при над під без через між біля коло я ти
+    він вона воно ми ви вони мене мені мною тебе тобі тобою його йому ним нього її їй
+    нею неї нас нам нами вас вам вами їх їм ними них себе собі собою мій моя моє мої
+    мого моєї моїм твій твоя твоє твої свій своя своє свої наш наша наше наші ваш ваша
+    ваше ваші це цей ця ці цього цієї цим цих той те ті того тієї тим тих що щоб як але
+    або чи бо якщо коли де куди звідки чому навіщо хто кого кому ким чого чим який яка
+    яке які якого якої якому якій яку яким якими яких ні не ані так теж ніж після перед
+    свого своєї своїм своїх свою також ще вже тут там тоді потім зараз ось от ж же би б
+    був була було були буде будуть бути є все всі весь вся усе усі дуже може можна треба
+    хіба навіть лише тільки ну ага привіт дякую будь ласка""".split()
+)
+STOPWORDS = STOPWORDS_EN | STOPWORDS_RU | STOPWORDS_UK
 
 MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|"
     "январ[ьяе]|феврал[ьяе]|март[ае]?|апрел[ьяе]|ма[йяе]|июн[ьяе]|июл[ьяе]|август[ае]?|"
-    "сентябр[ьяе]|октябр[ьяе]|ноябр[ьяе]|декабр[ьяе]"
+    "сентябр[ьяе]|октябр[ьяе]|ноябр[ьяе]|декабр[ьяе]|"
+    "січ(?:ень|ня|ні)|лют(?:ий|ого|ому)|берез(?:ень|ня|ні)|квіт(?:ень|ня|ні)|трав(?:ень|ня|ні)|"
+    "черв(?:ень|ня|ні)|лип(?:ень|ня|ні)|серп(?:ень|ня|ні)|верес(?:ень|ня|ні)|жовт(?:ень|ня|ні)|"
+    "листопад(?:а|і)?|груд(?:ень|ня|ні)"
 )
 DATE_PATTERNS = [
     re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
@@ -60,9 +76,15 @@ NUMBER = re.compile(
     r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|€|\$|₽|руб\w*|usd|eur|km|км|kg|кг)?", re.IGNORECASE
 )
 CAPITALISED = re.compile(
-    r"(?<![.!?]\s)(?<!^)\b([A-ZА-ЯЁ][a-zа-яё]+(?:\s+[A-ZА-ЯЁ][a-zа-яё]+)*|[A-ZА-ЯЁ]{2,}\w*)"
+    r"(?<![.!?]\s)(?<!^)\b([A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ]+(?:\s+[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ]+)*"
+    r"|[A-ZА-ЯЁІЇЄҐ]{2,}\w*)"
 )
 MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
+
+
+# Ukrainian through the Russian stemmer: its letters mapped to the Russian ones that
+# play their part in endings, so "роботі", "роботу" and "роботою" share a stem.
+_AS_RUSSIAN = str.maketrans({"ё": "е", "і": "и", "ї": "и", "є": "е", "ґ": "г", "'": ""})
 
 
 @cache
@@ -77,12 +99,15 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """One stem, in Russian for Cyrillic words and English otherwise.
+    """One stem: English Snowball for a Latin word, Russian for a Cyrillic one. A
+    Ukrainian word goes through the Russian stemmer with its letters mapped
+    (`_AS_RUSSIAN`); a Russian word has none of them, so it keeps its Russian stem.
 
     Cached: Snowball in pure Python costs ~0.2 ms a word, and every message and
     query stems the same everyday words again."""
-    language = "russian" if CYRILLIC.search(word) else "english"
-    return _stemmer(language).stemWord(word.replace("ё", "е"))
+    if CYRILLIC.search(word):
+        return _stemmer("russian").stemWord(word.translate(_AS_RUSSIAN))
+    return _stemmer("english").stemWord(word)
 
 
 def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:

@@ -175,13 +175,18 @@ def score_conversation(
     *,
     context_budget: int = 2000,
     observe: Observe | None = None,
+    after_reply: Callable[[], None] | None = None,
 ) -> None:
+    """Ask every question in turn and score its ranking. `after_reply` runs after each
+    one, untimed, as a chat runs its write-behind once the reply is out."""
     for question in conversation.questions:
         if observe is not None:
             observe(question, None)
         started = time.perf_counter()
         ranked = recall(question.text)
         scores.latencies_ms.append((time.perf_counter() - started) * 1000)
+        if after_reply is not None:
+            after_reply()
         if observe is not None:
             observe(question, ranked)
         category = str(question.category)
@@ -333,6 +338,7 @@ def _score_one(
         own,
         context_budget=settings.context_budget_tokens,
         observe=observe,
+        after_reply=services.memory.dense.push_held,
     )
     services.close()
     return own, tier_state

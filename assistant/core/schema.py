@@ -286,6 +286,16 @@ def m008_episode_context(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m009_ukrainian_stems(db: sqlite_utils.Database) -> None:
+    """Ukrainian words have stems of their own now (`tiers.text.stem`): the FTS rows of
+    texts holding a Ukrainian letter were written with the old ones, which no query
+    makes any more. Re-stemming needs the stemmer, so, as in m008, this only leaves a
+    note in `derived_pending`, and the composition root re-indexes those rows on the
+    same open (`tiers.index.reindex.derive_pending`)."""
+    db.execute("INSERT OR IGNORE INTO derived_pending (name) VALUES ('ukrainian_stems')")
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 from helpers import run_cli
 
 from aniso.scheduler import nights
@@ -111,3 +113,38 @@ def test_why_compares_with_hot_only_in_the_same_run(tmp_path: Path) -> None:
     lines = text.stdout.decode().splitlines()
     assert any(line.split()[:2] == ["tiny", "1.000/1.000"] for line in lines), lines
     assert any(line.startswith("hot-only in the same run: R@10 1.000") for line in lines), lines
+
+
+def test_each_question_is_followed_by_the_write_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat pushes the turn's held vectors (a restore's among them) once the reply is
+    out; the replay does the same after each question, untimed, so held vectors do not
+    pile up over a conversation's questions as no chat lets them."""
+    from aniso.bench import locomo
+    from aniso.core.settings import load_settings
+    from aniso.tiers.index.dense import DenseMemory
+
+    path = conversation(tmp_path / "tiny.json")
+    calls: list[str] = []
+
+    def recall(question: str) -> locomo.Ranked:
+        calls.append(question)
+        return []
+
+    locomo.score_conversation(
+        locomo.load(path), recall, locomo.Scores(), after_reply=lambda: calls.append("after")
+    )
+    assert calls == ["Where was the charity race?", "after", "What does Ben learn?", "after"]
+
+    wired: list[object] = []
+    real = locomo.score_conversation
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        wired.append(kwargs.get("after_reply"))
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(locomo, "score_conversation", spy)
+    settings = load_settings({"data_dir": str(tmp_path / "data")})
+    locomo.run([path], work_dir=tmp_path / "work", settings=settings, tiers=True)
+    assert [getattr(after, "__func__", None) for after in wired] == [DenseMemory.push_held]

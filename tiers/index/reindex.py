@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 
 import sqlite_utils
@@ -43,6 +44,7 @@ def rebuild(
             words = [row["summary"], *json.loads(row["keywords"]), *json.loads(row["anchors"])]
             lexical.index_block(db, row["id"], " ".join(words))
         db.execute("DELETE FROM outbox")
+        db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
     lexical.optimize(db)
     # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
     vector_erasure.renew(memory.dense, drop=set(), everything=True)
@@ -68,24 +70,50 @@ def rebuild(
 
 PENDING_CONTEXT = "episode_context"
 """`derived_pending`'s name for the context table (`core.schema.m008_episode_context`)."""
+PENDING_UKRAINIAN = "ukrainian_stems"
+"""Its name for the rows to stem anew (`core.schema.m009_ukrainian_stems`)."""
+UKRAINIAN = re.compile("[іїєґІЇЄҐ]")
 
 
 def derive_pending(db: sqlite_utils.Database) -> None:
-    """Fill the derived tables a migration created empty, once: a data dir made before
-    the context table existed gains its rows on its first open since. Two processes
-    opening at once queue on the write lock, and the second finds nothing left to do.
-    A data dir that cannot be written keeps the note and is filled on a later open;
-    until then its turns are found by their own words only."""
-    pending = "SELECT 1 FROM derived_pending WHERE name = ?"
-    if db.execute(pending, [PENDING_CONTEXT]).fetchone() is None:
+    """Derive, once, what a migration left noted: the context table of a data dir made
+    before it existed, the rows of Ukrainian texts indexed with older stems. Two
+    processes opening at once queue on the write lock, and the second finds nothing
+    left to do. A data dir that cannot be written keeps its notes for a later open;
+    until then its turns are found as the old index finds them."""
+    listed = "SELECT name FROM derived_pending"
+    if db.execute(listed).fetchone() is None:
         return
     try:
         with transaction(db):
-            if db.execute(pending, [PENDING_CONTEXT]).fetchone() is None:
-                return
-            fill_contexts(db)
+            pending = {row[0] for row in db.execute(listed)}
+            if PENDING_CONTEXT in pending:
+                fill_contexts(db)
+            if PENDING_UKRAINIAN in pending:
+                restem_ukrainian(db)
     except StoreError as error:
-        _log.warning("the turns' context index was not built yet: %s", error)
+        _log.warning("the lexical index was not brought up to date yet: %s", error)
+
+
+def restem_ukrainian(db: sqlite_utils.Database) -> None:
+    """Index again, inside the caller's transaction, every turn and block whose words
+    hold a Ukrainian letter, and the turns' context table if there was one; then clear
+    the note. Only these rows' stems changed, so a Russian or English history is read
+    and left as it is."""
+    found = False
+    live = db.execute("SELECT id, user_text, at FROM episodes").fetchall()
+    for episode_id, text, at in [*live, *_archived(db)]:
+        if UKRAINIAN.search(text):
+            lexical.index_episode(db, episode_id, text, at)
+            found = True
+    for row in db.query("SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"):
+        keywords, anchors = json.loads(row["keywords"]), json.loads(row["anchors"])
+        words = " ".join([row["summary"], *keywords, *anchors])
+        if UKRAINIAN.search(words):
+            lexical.index_block(db, row["id"], words)
+    if found:
+        lexical.index_contexts(db, turns(db))
+    db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
 
 
 def fill_contexts(db: sqlite_utils.Database) -> None:
