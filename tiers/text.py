@@ -84,7 +84,7 @@ MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
 
 # Ukrainian through the Russian stemmer: its letters mapped to the Russian ones that
 # play their part in endings, so "роботі", "роботу" and "роботою" share a stem.
-_AS_RUSSIAN = str.maketrans({"ё": "е", "і": "и", "ї": "и", "є": "е", "ґ": "г", "'": ""})
+_AS_RUSSIAN = str.maketrans({"ё": "е", "і": "и", "ї": "и", "є": "е", "ґ": "г", "'": "", "ʼ": ""})
 
 
 @cache

@@ -32,6 +32,10 @@ def test_ukrainian_case_forms_share_a_stem() -> None:
         assert len(found) == 1, (forms, found)
 
 
+def test_the_apostrophe_in_a_ukrainian_word_is_not_part_of_its_stem() -> None:
+    assert stems("м'ясо") == stems("мʼяса") == stems("м’ясом")
+
+
 def test_russian_and_english_stems_are_unchanged() -> None:
     russian = snowballstemmer.stemmer("russian")
     english = snowballstemmer.stemmer("english")

@@ -72,7 +72,9 @@ PENDING_CONTEXT = "episode_context"
 """`derived_pending`'s name for the context table (`core.schema.m008_episode_context`)."""
 PENDING_UKRAINIAN = "ukrainian_stems"
 """Its name for the rows to stem anew (`core.schema.m009_ukrainian_stems`)."""
-UKRAINIAN = re.compile("[іїєґІЇЄҐ]")
+UKRAINIAN = re.compile("[іїєґІЇЄҐ]|[а-яА-Я]['’ʼ][а-яА-Я]")
+"""A letter only Ukrainian has, or an apostrophe inside a Cyrillic word ("мʼясо"):
+what `text.stem` now reads differently."""
 
 
 def derive_pending(db: sqlite_utils.Database) -> None:
