@@ -27,10 +27,8 @@ from aniso.tiers import archive, links, procedures, threads, unpack_state
 from aniso.tiers.index import lexical
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.summarize import extractive
-from aniso.tiers.text import stems
 
 Embed = Callable[[Sequence[str]], np.ndarray]
-TERMS_PER_TEXT = 8
 
 
 @dataclass
@@ -229,21 +227,8 @@ def _settle_block(
         )
     else:
         erased.vector_keys.append(block_key(block_id))
-    _rebuild_terms(db, block_id, texts + new_keywords + new_anchors)
+    links.rebuild_terms(db, block_id, texts + new_keywords + new_anchors)
     erased.blocks_recomputed.append(block_id)
-
-
-def _rebuild_terms(db: sqlite_utils.Database, block_id: int, texts: list[str]) -> None:
-    """The block's linked terms, from what it still holds: a forgotten word's stem must
-    not stay behind as a term."""
-    db.execute("DELETE FROM block_terms WHERE block_id = ?", [block_id])
-    terms: list[str] = []
-    for text in texts:
-        terms += [t for t in dict.fromkeys(stems(text)) if len(t) >= 4][:TERMS_PER_TEXT]
-    for term in dict.fromkeys(terms):
-        db.execute(
-            "INSERT OR IGNORE INTO block_terms (term, block_id) VALUES (?, ?)", [term, block_id]
-        )
 
 
 def _remove_block(db: sqlite_utils.Database, block_id: int, erased: Erased) -> None:

@@ -15,6 +15,7 @@ from datetime import datetime
 import sqlite_utils
 
 from aniso.core.db import select_in
+from aniso.tiers.text import stems
 
 TERM_FANOUT = 20  # a term shared by more blocks than this is too common to link on
 TERMS_PER_EPISODE = 8
@@ -52,6 +53,23 @@ def add(
         "updated = excluded.updated",
         [a, b, weight, reason, at.isoformat()],
     )
+
+
+TERMS_PER_TEXT = 8
+
+
+def rebuild_terms(db: sqlite_utils.Database, block_id: int, texts: Sequence[str]) -> None:
+    """Derive the block's terms again from what it holds now: after a forget (a forgotten
+    word's stem must not stay behind) and after the stems themselves changed
+    (`reindex.restem_block_terms`). Links already made are left as they are."""
+    db.execute("DELETE FROM block_terms WHERE block_id = ?", [block_id])
+    terms: list[str] = []
+    for text in texts:
+        terms += [t for t in dict.fromkeys(stems(text)) if len(t) >= 4][:TERMS_PER_TEXT]
+    for term in dict.fromkeys(terms):
+        db.execute(
+            "INSERT OR IGNORE INTO block_terms (term, block_id) VALUES (?, ?)", [term, block_id]
+        )
 
 
 def add_terms(

@@ -52,7 +52,7 @@ STOPWORDS_UK = frozenset(
     яке які якого якої якому якій яку яким якими яких ні не ані так теж ніж після перед
     свого своєї своїм своїх свою також ще вже тут там тоді потім зараз ось от ж же би б
     був була було були буде будуть бути є все всі весь вся усе усі дуже може можна треба
-    хіба навіть лише тільки ну ага привіт дякую будь ласка""".split()
+    хіба навіть лише тільки ну ага привіт дякую""".split()
 )
 STOPWORDS = STOPWORDS_EN | STOPWORDS_RU | STOPWORDS_UK
 
@@ -75,10 +75,10 @@ DATE_PATTERNS = [
 NUMBER = re.compile(
     r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|€|\$|₽|руб\w*|usd|eur|km|км|kg|кг)?", re.IGNORECASE
 )
-CAPITALISED = re.compile(
-    r"(?<![.!?]\s)(?<!^)\b([A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ]+(?:\s+[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ]+)*"
-    r"|[A-ZА-ЯЁІЇЄҐ]{2,}\w*)"
-)
+# A capitalised word, with an apostrophe inside it as Ukrainian names have ("Мар'яна",
+# "В'ячеслав").
+_NAME = "[A-ZА-ЯЁІЇЄҐ](?:[a-zа-яёіїєґ]+|(?=['’ʼ]))(?:['’ʼ][a-zа-яёіїєґ]+)*"
+CAPITALISED = re.compile(rf"(?<![.!?]\s)(?<!^)\b({_NAME}(?:\s+{_NAME})*|[A-ZА-ЯЁІЇЄҐ]{{2,}}\w*)")
 MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
 
 

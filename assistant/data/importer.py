@@ -410,6 +410,7 @@ def write_document(
         report.redacted = writer.redacted
         # Imported turns may fall between turns already here: derive every context.
         reindex.fill_contexts(db)
+        reindex.restem_block_terms(db)  # an older export's terms carry older stems
         _queue_vectors(db, shift)
         db.execute(
             "INSERT INTO audit (at, kind, detail) VALUES (?, 'import', ?)",

@@ -99,6 +99,10 @@ def test_an_existing_data_dir_stems_its_ukrainian_rows_anew_on_open(
             ukrainian.episode_id,
         ],
     )
+    block = ukrainian.block_id
+    db.execute("DELETE FROM block_terms WHERE block_id = ?", [block])
+    for term in ("коліні", "операці", "зробил"):  # the block's terms as they were written
+        db.execute("INSERT INTO block_terms (term, block_id) VALUES (?, ?)", [term, block])
     db.execute("INSERT INTO derived_pending (name) VALUES (?)", [reindex.PENDING_UKRAINIAN])
     before = db.execute(
         f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [russian.episode_id]
@@ -116,3 +120,5 @@ def test_an_existing_data_dir_stems_its_ukrainian_rows_anew_on_open(
     ).fetchone()
     assert after == before
     assert reopened.execute("SELECT count(*) FROM derived_pending").fetchone()[0] == 0
+    terms = {row[0] for row in reopened.execute("SELECT term FROM block_terms")}
+    assert "коліні" not in terms and {stem("коліні"), stem("операцію")} <= terms

@@ -12,7 +12,7 @@ import sqlite_utils
 from aniso.core.db import transaction
 from aniso.core.errors import StoreError
 from aniso.core.ports import Progress
-from aniso.tiers import archive
+from aniso.tiers import archive, links
 from aniso.tiers.index import lexical, vector_erasure
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
@@ -38,11 +38,9 @@ def rebuild(
         for episode_id, text, at in _archived(db):
             lexical.index_episode(db, episode_id, text, at)
         fill_contexts(db)
-        for row in db.query(
-            "SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"
-        ):
-            words = [row["summary"], *json.loads(row["keywords"]), *json.loads(row["anchors"])]
-            lexical.index_block(db, row["id"], " ".join(words))
+        for block_id, words in _block_words(db):
+            lexical.index_block(db, block_id, words)
+        restem_block_terms(db)
         db.execute("DELETE FROM outbox")
         db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
     lexical.optimize(db)
@@ -99,23 +97,63 @@ def derive_pending(db: sqlite_utils.Database) -> None:
 
 def restem_ukrainian(db: sqlite_utils.Database) -> None:
     """Index again, inside the caller's transaction, every turn and block whose words
-    hold a Ukrainian letter, and the turns' context table if there was one; then clear
-    the note. Only these rows' stems changed, so a Russian or English history is read
-    and left as it is."""
-    found = False
+    hold a Ukrainian letter, the turns' context table if there was one, and the terms
+    of blocks that hold an old Ukrainian stem; then clear the note. Only these rows'
+    stems changed, so a Russian or English history is read and left as it is."""
+    archived = _archived(db)
     live = db.execute("SELECT id, user_text, at FROM episodes").fetchall()
-    for episode_id, text, at in [*live, *_archived(db)]:
+    found = False
+    for episode_id, text, at in [*live, *archived]:
         if UKRAINIAN.search(text):
             lexical.index_episode(db, episode_id, text, at)
             found = True
-    for row in db.query("SELECT id, summary, keywords, anchors FROM blocks WHERE summary != ''"):
-        keywords, anchors = json.loads(row["keywords"]), json.loads(row["anchors"])
-        words = " ".join([row["summary"], *keywords, *anchors])
+    for block_id, words in _block_words(db):
         if UKRAINIAN.search(words):
-            lexical.index_block(db, row["id"], words)
+            lexical.index_block(db, block_id, words)
     if found:
-        lexical.index_contexts(db, turns(db))
+        lexical.index_contexts(db, turns(db, archived=archived))
+    restem_block_terms(db)
     db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
+
+
+OLD_STEM = "*[іїєґІЇЄҐ'’ʼ]*"
+"""A GLOB for a term written before Ukrainian had stems of its own: the Russian stemmer
+cuts Russian endings only, so a changed word's old stem keeps its Ukrainian letter or
+apostrophe, and no stem made now has one."""
+
+
+def restem_block_terms(db: sqlite_utils.Database) -> None:
+    """Derive again the terms of every block that holds an old Ukrainian stem, from its
+    turns (live, archived and restored) and its keywords and anchors, as a forget does
+    (`links.rebuild_terms`): term links, topic shifts and threads compare them with the
+    stems of new text. An import of an older export brings such terms too."""
+    stale = [
+        row[0]
+        for row in db.execute(
+            "SELECT DISTINCT block_id FROM block_terms WHERE term GLOB ?", [OLD_STEM]
+        )
+    ]
+    for block_id in stale:
+        row = db.execute("SELECT keywords, anchors FROM blocks WHERE id = ?", [block_id]).fetchone()
+        said = archive.archived_of(db, block_id, include_restored=True) + list(
+            db.query("SELECT at, user_text FROM episodes WHERE block_id = ?", [block_id])
+        )
+        said.sort(key=lambda r: r["at"] or "")
+        forms = [*json.loads(row[0]), *json.loads(row[1])] if row is not None else []
+        links.rebuild_terms(db, block_id, [r["user_text"] for r in said] + forms)
+
+
+def _block_words(db: sqlite_utils.Database) -> list[tuple[int, str]]:
+    """Each active block's summary, keywords and anchors, as its FTS row holds them. A
+    restored block keeps its summary for the record, but is no longer searched."""
+    found = []
+    for row in db.query(
+        "SELECT id, summary, keywords, anchors FROM blocks "
+        "WHERE summary != '' AND status = 'active'"
+    ):
+        words = [row["summary"], *json.loads(row["keywords"]), *json.loads(row["anchors"])]
+        found.append((row["id"], " ".join(words)))
+    return found
 
 
 def fill_contexts(db: sqlite_utils.Database) -> None:
@@ -125,11 +163,15 @@ def fill_contexts(db: sqlite_utils.Database) -> None:
     db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_CONTEXT])
 
 
-def turns(db: sqlite_utils.Database) -> list[tuple[int, str, str]]:
+def turns(
+    db: sqlite_utils.Database, *, archived: list[tuple[int, str, str | None]] | None = None
+) -> list[tuple[int, str, str]]:
     """Every searchable turn, live or archived (id, words, when said): what the
-    context index is derived from (`lexical.index_contexts`)."""
+    context index is derived from (`lexical.index_contexts`). `archived` spares a
+    caller that has unpacked the archive already a second pass."""
     live = [(r[0], r[1], r[2]) for r in db.execute("SELECT id, user_text, at FROM episodes")]
-    return live + [(i, text, at) for i, text, at in _archived(db) if at is not None]
+    packed = _archived(db) if archived is None else archived
+    return live + [(i, text, at) for i, text, at in packed if at is not None]
 
 
 def _archived(db: sqlite_utils.Database) -> list[tuple[int, str, str | None]]:
