@@ -46,6 +46,8 @@ CYRILLIC_MONTH_CUES = frozenset("в во у с з до к от від після
 # A 'last' word is one of a '1 week ago' phrase that is neither a unit nor a preposition;
 # Cyrillic inflects it, so it is compared by its first letters.
 PREFIX = 5
+# Every full weekday name in Russian and Ukrainian has five letters or more ("среда").
+WEEKDAY_STEM_FROM = 5
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+", re.UNICODE)
 LATIN = re.compile(r"^[a-z]+$")
 TIME_TERM = re.compile(r"^t[dmy]\d{4,8}$")
@@ -116,15 +118,24 @@ def _words(pattern: str) -> str:
 
 
 def _names(
-    data: dict, keys: list[str], first: int, exact: dict[str, int], stems: dict[str, int]
+    data: dict,
+    keys: list[str],
+    first: int,
+    exact: dict[str, int],
+    stems: dict[str, int],
+    *,
+    stem_from: int = 3,
 ) -> dict[str, int]:
     """Month or weekday names of one language into `exact` and `stems` (Cyrillic
-    inflects: "июне", "суботи"); returns the four-letter prefixes of long names."""
+    inflects: "июне", "суботи"); returns the four-letter prefixes of long names.
+    Only names of `stem_from` letters or more are stemmed: the table's weekday
+    abbreviations ("пят") are stems of common words ("пять", five) and count only
+    as spelt."""
     prefixes: dict[str, int] = {}
     for number, key in enumerate(keys, start=first):
         for word in (w.lower() for w in data.get(key, []) if len(w) >= 3):
             exact[word] = number
-            if not LATIN.match(word):
+            if not LATIN.match(word) and len(word) >= stem_from:
                 stems[stem(word)] = number
                 if len(word) >= 5:
                     prefixes[word[:4]] = number
@@ -178,7 +189,7 @@ def vocabulary() -> _Vocabulary:
     numbers: list[tuple[re.Pattern[str], str]] = []
     for data in filter(None, map(_data, LANGUAGES)):
         month_prefixes |= _names(data, MONTHS, 1, months, month_stems)
-        _names(data, WEEKDAYS, 0, weekdays, weekday_stems)
+        _names(data, WEEKDAYS, 0, weekdays, weekday_stems, stem_from=WEEKDAY_STEM_FROM)
         counted += _relatives(data, phrases, last)
         numbers += _numbers(data)
     # One alternation per kind, so a message is read once and not once per phrase;

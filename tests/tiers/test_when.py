@@ -26,6 +26,7 @@ MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
         ("В прошлую пятницу я ходил в кино", date(2023, 5, 5)),
         ("позавчера была гроза", date(2023, 5, 6)),
         ("3 дня назад сломалась машина", date(2023, 5, 5)),
+        ("у пʼятницю була гроза", date(2023, 5, 5)),
         ("Вчора ми ходили в парк", date(2023, 5, 7)),
         ("минулої суботи була вечірка", date(2023, 5, 6)),
         ("Мы были в Сочи 3 мая", date(2023, 5, 3)),
@@ -59,6 +60,8 @@ def test_a_month_said_in_words(text: str, month: str) -> None:
         "марина пришла, черный кот",
         "во второй половине дня",  # "second" is not Tuesday
         "Hey! How have you been? The sun is nice",
+        "встретимся в пять у метро",  # "at five", not Friday
+        "маю п'ять яблук",
     ],
 )
 def test_common_words_are_not_dates(text: str) -> None:
