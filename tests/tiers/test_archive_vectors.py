@@ -164,3 +164,20 @@ def test_forget_erases_the_kept_archive_vectors(
     memory = services.controller.memory
     assert archive_key(kiln) not in memory.dense.index.ids()
     assert not [i for i in memory.recall("pottery kiln", now=clock()).items if "Zqxkiln" in i.text]
+
+
+def test_reindex_leaves_a_restored_block_out_of_the_block_search(
+    services: Services, clock: SimulatedClock
+) -> None:
+    """A restored block keeps its summary for the record; a rebuilt index must not make
+    it searchable again, where its hit would take a block candidate's place."""
+    from aniso.tiers.index import lexical, reindex
+
+    memory = services.controller.memory
+    block = cold_garden(services, clock)
+    assert unpack.deep(memory, block, now=clock()) is not None
+    status = services.db.execute("SELECT status FROM blocks WHERE id = ?", [block]).fetchone()
+    assert status[0] != "active"
+    reindex.rebuild(services.db, memory)
+    held = services.db.execute(f"SELECT rowid FROM {lexical.BLOCKS} WHERE rowid = ?", [block])
+    assert held.fetchall() == []
