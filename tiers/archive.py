@@ -86,6 +86,16 @@ def archived_of(
     return [unpack(payload) for (payload,) in rows]
 
 
+def said_in(db: sqlite_utils.Database, block_id: int) -> list[dict]:
+    """Every turn a block holds, archived (restored included) and live, oldest first:
+    what a block's forms and terms are derived from again."""
+    said = archived_of(db, block_id, include_restored=True) + list(
+        db.query("SELECT at, user_text FROM episodes WHERE block_id = ? ORDER BY id", [block_id])
+    )
+    said.sort(key=lambda r: r["at"] or "")
+    return said
+
+
 def packed_blocks(db: sqlite_utils.Database, block_ids: Collection[int]) -> set[int]:
     """Which of these blocks still hold archived episodes, i.e. have detail to unpack."""
     ids = list(block_ids)

@@ -181,13 +181,10 @@ def _settle_block(
         return
     tier, summary, keywords, anchors = row
     erased.texts += [t for t in (summary, *json.loads(keywords), *json.loads(anchors)) if t]
-    remaining = archive.archived_of(db, block_id, include_restored=True) + list(
-        db.query("SELECT at, user_text FROM episodes WHERE block_id = ? ORDER BY id", [block_id])
-    )
+    remaining = archive.said_in(db, block_id)
     if block_id in selection.blocks or not remaining:
         _remove_block(db, block_id, erased)
         return
-    remaining.sort(key=lambda r: r["at"])
     texts = [r["user_text"] for r in remaining]
     forms = extractive(
         texts,

@@ -85,6 +85,9 @@ MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
 # Ukrainian through the Russian stemmer: its letters mapped to the Russian ones that
 # play their part in endings, so "роботі", "роботу" and "роботою" share a stem.
 _AS_RUSSIAN = str.maketrans({"ё": "е", "і": "и", "ї": "и", "є": "е", "ґ": "г", "'": "", "ʼ": ""})
+UKRAINIAN_WRITING = re.compile("[іїєґІЇЄҐ]|[а-яА-Я]['’ʼ][а-яА-Я]")
+"""A letter only Ukrainian has, or an apostrophe inside a Cyrillic word ("мʼясо"): the
+text whose stems `_AS_RUSSIAN` makes differ from the Russian stemmer's alone."""
 
 
 @cache

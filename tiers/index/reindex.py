@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable
 
 import sqlite_utils
@@ -16,6 +15,7 @@ from aniso.tiers import archive, links
 from aniso.tiers.index import lexical, vector_erasure
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
+from aniso.tiers.text import UKRAINIAN_WRITING
 
 BATCH = 256
 _log = logging.getLogger(__name__)
@@ -70,9 +70,6 @@ PENDING_CONTEXT = "episode_context"
 """`derived_pending`'s name for the context table (`core.schema.m008_episode_context`)."""
 PENDING_UKRAINIAN = "ukrainian_stems"
 """Its name for the rows to stem anew (`core.schema.m009_ukrainian_stems`)."""
-UKRAINIAN = re.compile("[іїєґІЇЄҐ]|[а-яА-Я]['’ʼ][а-яА-Я]")
-"""A letter only Ukrainian has, or an apostrophe inside a Cyrillic word ("мʼясо"):
-what `text.stem` now reads differently."""
 
 
 def derive_pending(db: sqlite_utils.Database) -> None:
@@ -104,11 +101,11 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
     live = db.execute("SELECT id, user_text, at FROM episodes").fetchall()
     found = False
     for episode_id, text, at in [*live, *archived]:
-        if UKRAINIAN.search(text):
+        if UKRAINIAN_WRITING.search(text):
             lexical.index_episode(db, episode_id, text, at)
             found = True
     for block_id, words in _block_words(db):
-        if UKRAINIAN.search(words):
+        if UKRAINIAN_WRITING.search(words):
             lexical.index_block(db, block_id, words)
     if found:
         lexical.index_contexts(db, turns(db, archived=archived))
@@ -135,10 +132,7 @@ def restem_block_terms(db: sqlite_utils.Database) -> None:
     ]
     for block_id in stale:
         row = db.execute("SELECT keywords, anchors FROM blocks WHERE id = ?", [block_id]).fetchone()
-        said = archive.archived_of(db, block_id, include_restored=True) + list(
-            db.query("SELECT at, user_text FROM episodes WHERE block_id = ?", [block_id])
-        )
-        said.sort(key=lambda r: r["at"] or "")
+        said = archive.said_in(db, block_id)
         forms = [*json.loads(row[0]), *json.loads(row[1])] if row is not None else []
         links.rebuild_terms(db, block_id, [r["user_text"] for r in said] + forms)
 
