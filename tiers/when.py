@@ -51,6 +51,7 @@ WEEKDAY_STEM_FROM = 5
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+", re.UNICODE)
 LATIN = re.compile(r"^[a-z]+$")
 TIME_TERM = re.compile(r"^t[dmy]\d{4,8}$")
+APOSTROPHES = str.maketrans("ʼ’", "''")
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class _Vocabulary:
     last_prefixes: frozenset[str]
     phrases: dict[str, tuple[int, str]]  # "позавчера" → (-2, "day")
     any_phrase: re.Pattern[str]
-    counted: list[tuple[re.Pattern[str], int, str]]  # (pattern with a number group, sign, unit)
+    counted: list[tuple[re.Pattern[str], int, str, bool]]  # (pattern, sign, unit, no count)
     any_counted: re.Pattern[str]
     numbers: list[tuple[re.Pattern[str], str]]
     any_number: re.Pattern[str]
@@ -144,9 +145,20 @@ def _names(
 
 def _relatives(
     data: dict, phrases: dict[str, tuple[int, str]], last: set[str]
-) -> list[tuple[re.Pattern[str], int, str]]:
+) -> list[tuple[re.Pattern[str], int, str, bool]]:
     """'yesterday'-like phrases into `phrases`, 'last' words into `last`; returns the
-    counted patterns ('(N) days ago') with their direction and unit."""
+    counted patterns ('(N) days ago') with their direction, unit, and whether the
+    pattern has no count (one unit).
+
+    The table's patterns spell the unit in the forms that follow 1 and 2-4 only ("3 дня
+    назад", "2 тижня тому"): the dictionary's words for the unit ("дней", "тижні",
+    "років") were never tried, so "5 дней назад" and "2 тижні тому" gave no date. Each
+    pattern's frame (the words around the count) is therefore taken with every form of
+    its unit. Russian and Ukrainian say one unit with no count ("неделю назад",
+    "рік тому"; English says "a week ago", which the table's "a" -> 1 covers), so the
+    frame also takes the table's own unit words, which are the forms that follow 1,
+    with no count; the plural forms are left out of that: "несколько дней назад" is no
+    one day."""
     units = {w.lower() for unit in UNITS for w in data.get(unit, [])}
     for key, said in data.get("relative-type", {}).items():
         shift = _relative(key)
@@ -157,23 +169,79 @@ def _relatives(
             if key in ("1 week ago", "1 month ago", "1 year ago"):
                 last.update(w[:PREFIX] for w in phrase.split() if w not in units and len(w) > 3)
     counted = []
+    frames: dict[tuple[str, str, int, str], set[str]] = {}
     for key, patterns in data.get("relative-type-regex", {}).items():
         shift = _relative(key)
-        if shift is not None:
-            sign = 1 if shift[0] > 0 else -1
-            counted += [(re.compile(_words(pattern)), sign, shift[1]) for pattern in patterns]
+        if shift is None:
+            continue
+        sign = 1 if shift[0] > 0 else -1
+        for pattern in patterns:
+            counted.append((re.compile(_words(pattern)), sign, shift[1], False))
+            frame = _frame(pattern)
+            if frame is not None:
+                head, unit_word, tail = frame
+                frames.setdefault((head, tail, sign, shift[1]), set()).add(unit_word)
+    for (head, tail, sign, unit), said in frames.items():
+        if max(map(len, said)) < FULL_UNIT:
+            continue  # only abbreviations: "за 3 дн" is the table's, "за 3 дні" is "within"
+        forms = said | {w.lower() for w in data.get(unit, []) if len(w) >= 3}
+        before = rf"{re.escape(head)}\s+" if head else ""
+        after = rf"\s+{re.escape(tail)}" if tail else ""
+        numbered = rf"{before}({NUMBER})\s+{_alternatives(forms)}{after}"
+        counted.append((re.compile(_words(numbered)), sign, unit, False))
+        singular = {w for w in said if len(w) >= 3}
+        if singular and _CYRILLIC.search(" ".join(singular)):
+            bare = f"{before}{_alternatives(singular)}{after}"
+            counted.append((re.compile(_words(bare)), sign, unit, True))
     return counted
 
 
+NUMBER = r"\d++[.,]?\d*+"
+"""dateparser's own pattern of a count."""
+FULL_UNIT = 4
+"""A direction word ("назад", "через") takes every form of a unit only when the table
+pairs it with a unit spelt out ("через 2 недели"). Ukrainian "за" is paired with
+abbreviations only ("за 3 дн"): "за три дні" is as often "within three days"."""
+_CYRILLIC = re.compile(r"[а-яёіїєґ]")
+
+
+def _frame(pattern: str) -> tuple[str, str, str] | None:
+    """A counted pattern of the table as (words before the count, the unit word, words
+    after it): "(N) дня назад" -> ("", "дня", "назад"), "через (N) день" -> ("через",
+    "день", ""). None for any other shape ("(N)d ago")."""
+    match = re.fullmatch(
+        rf"(?:(?P<head>[^\W\d_]+) )?\({re.escape(NUMBER)}\) (?P<unit>[^\W\d_]+)"
+        r"(?: (?P<tail>[^\W\d_]+))?",
+        pattern,
+    )
+    if match is None or (match["head"] is None) == (match["tail"] is None):
+        return None
+    return match["head"] or "", match["unit"], match["tail"] or ""
+
+
+def _alternatives(words: set[str]) -> str:
+    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + ")"
+
+
 def _numbers(data: dict) -> list[tuple[re.Pattern[str], str]]:
-    """Number words ('two', 'дв(а|е|ух)', 'три') with their digits."""
+    """Number words ('two', 'дв(а|е|ух)', 'три') with their digits, and the words for a
+    count of a unit ('полгода' -> '6 месяцев', 'півтора року' -> '18 місяців')."""
     return [
         (re.compile(_words(pattern)), digits)
         for simplification in data.get("simplifications", [])
         for pattern, digits in simplification.items()
-        if digits.isdigit()
-        and ("(" not in pattern.replace("(?:", "") or re.fullmatch(r"[^\W\d_]+\([^()]*\)", pattern))
+        if (digits.isdigit() and ("(" not in _ungrouped(pattern) or _INFLECTED.fullmatch(pattern)))
+        or (_COUNTED.fullmatch(digits) and _PLAIN.fullmatch(pattern))
     ]
+
+
+def _ungrouped(pattern: str) -> str:
+    return pattern.replace("(?:", "")
+
+
+_INFLECTED = re.compile(r"[^\W\d_]+\([^()]*\)")  # "дв(а|е|ух)"
+_COUNTED = re.compile(r"\d+ [^\W\d_]+")  # "6 месяцев"
+_PLAIN = re.compile(r"[^\W\d_ ]+(?: [^\W\d_]+)?")  # "полгода", "півтора року"
 
 
 @cache
@@ -185,7 +253,7 @@ def vocabulary() -> _Vocabulary:
     weekday_stems: dict[str, int] = {}
     last: set[str] = set()
     phrases: dict[str, tuple[int, str]] = {}
-    counted: list[tuple[re.Pattern[str], int, str]] = []
+    counted: list[tuple[re.Pattern[str], int, str, bool]] = []
     numbers: list[tuple[re.Pattern[str], str]] = []
     for data in filter(None, map(_data, LANGUAGES)):
         month_prefixes |= _names(data, MONTHS, 1, months, month_stems)
@@ -205,12 +273,12 @@ def vocabulary() -> _Vocabulary:
         phrases,
         _either([_words(re.escape(phrase)) for phrase in ordered]),
         counted,
-        _either([pattern.pattern for pattern, _, _ in counted]),
+        _either([pattern.pattern for pattern, _, _, _ in counted]),
         numbers,
         _either([pattern.pattern for pattern, _ in numbers]),
         frozenset(
             word
-            for text in [*phrases, *(pattern.pattern for pattern, _, _ in counted)]
+            for text in [*phrases, *(pattern.pattern for pattern, _, _, _ in counted)]
             for word in re.findall(r"[^\W\d_]{3,}", text)
         ),
     )
@@ -285,7 +353,7 @@ def mentions(text: str, at: datetime | date) -> list[Mention]:
     """The days, months and years `text` speaks of, resolved against `at`."""
     today = at.date() if isinstance(at, datetime) else at
     vocab = vocabulary()
-    lowered = text.lower()
+    lowered = text.lower().translate(APOSTROPHES)  # the table spells "п'ять" with '
     found: list[Mention] = []
     if vocab.triggers.isdisjoint(TOKEN.findall(lowered)):
         return list(dict.fromkeys(_named(TOKEN.findall(lowered), today, vocab)))
@@ -295,12 +363,12 @@ def mentions(text: str, at: datetime | date) -> list[Mention]:
     lowered = vocab.any_phrase.sub(" ", lowered)
     numbered = vocab.any_number.sub(lambda m: _number(m.group(0), vocab), lowered)
     for match in vocab.any_counted.finditer(numbered):
-        for pattern, sign, unit in vocab.counted:
+        for pattern, sign, unit, bare in vocab.counted:
             exact = pattern.fullmatch(match.group(0))
             if exact is None:
                 continue
             try:
-                count = int(float(exact.group(1).replace(",", ".")))
+                count = 1 if bare else int(float(exact.group(1).replace(",", ".")))
             except ValueError:
                 break
             if 0 < count <= 100:

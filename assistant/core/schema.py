@@ -296,6 +296,16 @@ def m009_ukrainian_stems(db: sqlite_utils.Database) -> None:
     db.execute("INSERT OR IGNORE INTO derived_pending (name) VALUES ('ukrainian_stems')")
 
 
+@MIGRATIONS()
+def m010_time_units(db: sqlite_utils.Database) -> None:
+    """A count of days, weeks, months or years in Russian and Ukrainian is read in every
+    form of its unit now ("5 дней назад", "2 тижні тому", "неделю назад"; `tiers.when`):
+    turns that say one were indexed without its date. As in m008, this leaves a note
+    in `derived_pending`, and the composition root indexes again, on the same open,
+    the turns that speak of a time (`tiers.index.reindex.derive_pending`)."""
+    db.execute("INSERT OR IGNORE INTO derived_pending (name) VALUES ('time_units')")
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

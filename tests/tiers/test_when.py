@@ -11,7 +11,7 @@ from aniso.core.db import open_db
 from aniso.core.settings import load_settings
 from aniso.services import make_memory
 from aniso.tiers import when
-from aniso.tiers.index import reindex
+from aniso.tiers.index import lexical, reindex
 
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -31,6 +31,14 @@ MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
         ("минулої суботи була вечірка", date(2023, 5, 6)),
         ("Мы были в Сочи 3 мая", date(2023, 5, 3)),
         ("the show is on October 13, 2023", date(2023, 10, 13)),
+        # every form of a counted unit, and one unit with no count
+        ("5 дней назад я уволился", date(2023, 5, 3)),
+        ("2 тижні тому ми переїхали", date(2023, 4, 24)),
+        ("пʼять днів тому був дощ", date(2023, 5, 3)),
+        ("неделю назад мы ходили в поход", date(2023, 5, 1)),
+        ("тиждень тому я захворів", date(2023, 5, 1)),
+        ("через 5 дней у меня отпуск", date(2023, 5, 13)),
+        ("пару дней назад сломался ноутбук", date(2023, 5, 6)),
     ],
 )
 def test_a_day_said_in_words_is_resolved_against_when_it_was_said(text: str, day: date) -> None:
@@ -45,10 +53,40 @@ def test_a_day_said_in_words_is_resolved_against_when_it_was_said(text: str, day
         ("у березні ми поїхали до Львова", "tm202303"),
         ("два месяца назад я переехал", "tm202303"),
         ("see you in March", "tm202303"),
+        ("місяць тому я змінила роботу", "tm202304"),
+        ("полгода назад мы поженились", "tm202211"),
+        ("три месяца назад", "tm202302"),
     ],
 )
 def test_a_month_said_in_words(text: str, month: str) -> None:
     assert month in when.terms(text, MONDAY)
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("10 років тому я жив у Харкові", "ty2013"),
+        ("пять лет назад я бросил курить", "ty2018"),
+        ("год назад я начал бегать", "ty2022"),
+        ("рік тому ми познайомились", "ty2022"),
+    ],
+)
+def test_a_year_said_in_words(text: str, year: str) -> None:
+    assert year in when.terms(text, MONDAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "несколько дней назад мы виделись",  # a few days: no one day
+        "кілька днів тому я бачила",
+        "много лет назад",
+        "за три дні я прочитав книгу",  # "within three days", not three days from now
+        "a few days ago",
+    ],
+)
+def test_a_count_left_unsaid_is_no_date(text: str) -> None:
+    assert not [t for t in when.terms(text, MONDAY) if t.startswith(("td", "ty"))]
 
 
 @pytest.mark.parametrize(
@@ -95,6 +133,41 @@ def test_a_question_about_a_month_finds_what_happened_then(data_dir: Path) -> No
     assert "last month" in first("Где мы были в походе в июне?")
     reindex.rebuild(memory.db, memory)
     assert "last month" in first("camping in June?")
+
+
+def test_an_existing_data_dir_reads_its_counted_dates_on_open(data_dir: Path) -> None:
+    """A turn indexed before every form of a unit was read ("5 дней назад" gave no
+    date): on the data dir's next open it is indexed again and found by its day; a
+    turn with no time in it keeps its row as it was."""
+    memory = make_memory(load_settings(), open_db(data_dir))
+    counted = memory.store("5 дней назад я разбил машину", at=MONDAY, session="s")
+    plain = memory.store("машина в ремонте", at=MONDAY, session="s")
+    db = memory.db
+    db.execute(  # the row as it was written: stems and the day it was said, no date said
+        f"UPDATE {lexical.EPISODES} SET stems = ? WHERE rowid = ?",
+        [
+            " ".join([lexical.stemmed("5 дней назад я разбил машину"), *when.own_terms(MONDAY)]),
+            counted.episode_id,
+        ],
+    )
+    db.execute("INSERT INTO derived_pending (name) VALUES (?)", [reindex.PENDING_TIME])
+    before = db.execute(
+        f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [plain.episode_id]
+    ).fetchone()
+    db.conn.commit()
+    day = "td20230503"
+    assert not lexical.search_scored(db, lexical.EPISODES, day, limit=5)
+    db.conn.close()
+
+    reopened = open_db(data_dir)
+    make_memory(load_settings(), reopened)
+    found = lexical.search_scored(reopened, lexical.EPISODES, day, limit=5)
+    assert [i for i, _ in found] == [counted.episode_id]
+    after = reopened.execute(
+        f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [plain.episode_id]
+    ).fetchone()
+    assert after == before
+    assert reopened.execute("SELECT count(*) FROM derived_pending").fetchone()[0] == 0
 
 
 def test_an_unreadable_table_gives_no_time_terms_and_the_message_is_stored(

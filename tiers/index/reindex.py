@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 import sqlite_utils
 
 from aniso.core.db import transaction
 from aniso.core.errors import StoreError
 from aniso.core.ports import Progress
-from aniso.tiers import archive, links
+from aniso.tiers import archive, links, when
 from aniso.tiers.index import lexical, vector_erasure
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
@@ -42,7 +43,9 @@ def rebuild(
             lexical.index_block(db, block_id, words)
         restem_block_terms(db)
         db.execute("DELETE FROM outbox")
-        db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
+        db.execute(
+            f"DELETE FROM derived_pending WHERE name IN ('{PENDING_UKRAINIAN}', '{PENDING_TIME}')"
+        )
     lexical.optimize(db)
     # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
     vector_erasure.renew(memory.dense, drop=set(), everything=True)
@@ -70,11 +73,14 @@ PENDING_CONTEXT = "episode_context"
 """`derived_pending`'s name for the context table (`core.schema.m008_episode_context`)."""
 PENDING_UKRAINIAN = "ukrainian_stems"
 """Its name for the rows to stem anew (`core.schema.m009_ukrainian_stems`)."""
+PENDING_TIME = "time_units"
+"""Its name for the turns whose dates to read again (`core.schema.m010_time_units`)."""
 
 
 def derive_pending(db: sqlite_utils.Database) -> None:
     """Derive, once, what a migration left noted: the context table of a data dir made
-    before it existed, the rows of Ukrainian texts indexed with older stems. Two
+    before it existed, the rows of Ukrainian texts indexed with older stems, the dates
+    of turns read before counted units were. Two
     processes opening at once queue on the write lock, and the second finds nothing
     left to do. A data dir that cannot be written keeps its notes for a later open;
     until then its turns are found as the old index finds them."""
@@ -88,6 +94,8 @@ def derive_pending(db: sqlite_utils.Database) -> None:
                 fill_contexts(db)
             if PENDING_UKRAINIAN in pending:
                 restem_ukrainian(db)
+            if PENDING_TIME in pending:
+                retime(db)
     except StoreError as error:
         _log.warning("the lexical index was not brought up to date yet: %s", error)
 
@@ -111,6 +119,16 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
         lexical.index_contexts(db, turns(db, archived=archived))
     restem_block_terms(db)
     db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_UKRAINIAN])
+
+
+def retime(db: sqlite_utils.Database) -> None:
+    """Index again, inside the caller's transaction, every turn that speaks of a time
+    (`when.terms`), and clear the note: only such a turn's time terms can have changed
+    with the reading of counted units, and its stems are written as they were."""
+    for episode_id, text, at in turns(db):
+        if when.terms(text, datetime.fromisoformat(at)):
+            lexical.index_episode(db, episode_id, text, at)
+    db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_TIME])
 
 
 OLD_STEM = "*[іїєґІЇЄҐ'’ʼ]*"
