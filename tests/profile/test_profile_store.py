@@ -228,3 +228,46 @@ def test_unknown_fields_written_by_a_newer_version_are_ignored(store: ProfileSto
     )
     assert store.current().values("diet") == ["vegan"]
     assert [r.field for r in store.history()] == ["diet"]
+
+
+@pytest.mark.parametrize(
+    ("note", "take_back"),
+    [
+        ("always include calories for any recipe", "you can stop with the calorie counts now"),
+        ("can you show calories in recipes", "please stop showing calories, just the recipe"),
+        ("Always include cooking time in recipes", "you can skip the cooking times now"),
+        ("всегда указывай калорийность блюда", "калории больше не пиши, ем интуитивно теперь"),
+        ("please include calories, i'm tracking", "i stopped tracking calories, it's too much"),
+    ],
+)
+def test_a_note_taken_back_in_other_words_ends(
+    store: ProfileStore, clock: SimulatedClock, note: str, take_back: str
+) -> None:
+    """A note is held in the user's words and taken back in others: a verb's other
+    form ("stopped tracking", "stop showing", "can skip") and a word derived from the
+    note's ("калории", "калорийность") end it."""
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    clock.advance(HOUR)
+    noted = make_op("add", "notes", note, note)
+    store.apply(ProfileDelta(ops=(noted,)), episode_id=1, source="rules")
+    assert store.current().notes
+    removals = note_removals(take_back)
+    assert removals, take_back
+    clock.advance(HOUR)
+    store.apply(ProfileDelta(ops=tuple(p.op for p in removals)), episode_id=2, source="rules")
+    assert store.current().notes == []
+
+
+def test_a_take_back_leaves_an_unrelated_note(store: ProfileStore, clock: SimulatedClock) -> None:
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    note = "always add a packing list for trips"
+    clock.advance(HOUR)
+    noted = make_op("add", "notes", note, note)
+    store.apply(ProfileDelta(ops=(noted,)), episode_id=1, source="rules")
+    (removal,) = note_removals("you can stop showing calories now")
+    store.apply(ProfileDelta(ops=(removal.op,)), episode_id=2, source="rules")
+    assert len(store.current().notes) == 1
