@@ -874,8 +874,8 @@ def _imperative(sentence: str) -> re.Match[str] | None:
 
 
 _TAKE_BACK_NOTE = re.compile(
-    r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
-    r"|listing|tracking|showing|writing|with)\b|\bcan\s+skip\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
+    r"\b(?:stop|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning|listing"
+    r"|tracking)\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
     r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
     r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
     r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|пиши|пишите|добавляй|указывай|надо)"

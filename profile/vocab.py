@@ -296,19 +296,8 @@ def _note_words(text: str) -> set[str]:
     return {w for w in words if w not in NOTE_FILLER and len(w) >= 3}
 
 
-NOTE_PREFIX = 5
-"""Two content words of this many first letters or more in common name one thing in a
-note: a lemma keeps derived words apart ("калории" and "калорийность", "calories" and
-"calorie counts" are one note taken back)."""
-
-
 def same_note(removal: str, held: str) -> bool:
     """Whether taking back `removal` ("you can stop adding packing lists") ends the held
     note `held` ("always add a packing list"): notes are kept in the user's words, so
-    they match by a shared content word (lemma or stem, or its first `NOTE_PREFIX`
-    letters), not by equality."""
-    said, kept = _note_words(removal), _note_words(held)
-    if said & kept:
-        return True
-    prefixes = {w[:NOTE_PREFIX] for w in kept if len(w) > NOTE_PREFIX}
-    return any(w[:NOTE_PREFIX] in prefixes for w in said if len(w) > NOTE_PREFIX)
+    they match by a shared content word (lemma or stem), not by equality."""
+    return bool(_note_words(removal) & _note_words(held))
