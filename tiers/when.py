@@ -156,9 +156,10 @@ def _relatives(
     pattern's frame (the words around the count) is therefore taken with every form of
     its unit. Russian and Ukrainian say one unit with no count ("неделю назад",
     "рік тому"; English says "a week ago", which the table's "a" -> 1 covers), so the
-    frame also takes the table's own unit words, which are the forms that follow 1,
-    with no count; the plural forms are left out of that: "несколько дней назад" is no
-    one day."""
+    frame also takes the table's own unit words in the forms that follow 1 with no
+    count (not those of 2-4, `AFTER_TWO_TO_FOUR`); the plural forms are left out of
+    that: "несколько дней назад" is no one day. "через день" is left out too: it is
+    "every other day" in Russian and "because of the day" in Ukrainian."""
     units = {w.lower() for unit in UNITS for w in data.get(unit, [])}
     for key, said in data.get("relative-type", {}).items():
         shift = _relative(key)
@@ -186,14 +187,27 @@ def _relatives(
             continue  # only abbreviations: "за 3 дн" is the table's, "за 3 дні" is "within"
         forms = said | {w.lower() for w in data.get(unit, []) if len(w) >= 3}
         before = rf"{re.escape(head)}\s+" if head else ""
-        after = rf"\s+{re.escape(tail)}" if tail else ""
+        after = rf"\s+{re.escape(tail)}{NOT_A_CONJUNCTION}" if tail else ""
         numbered = rf"{before}({NUMBER})\s+{_alternatives(forms)}{after}"
         counted.append((re.compile(_words(numbered)), sign, unit, False))
-        singular = {w for w in said if len(w) >= 3}
-        if singular and _CYRILLIC.search(" ".join(singular)):
+        singular = {w for w in said if len(w) >= 3 and w[-1] not in AFTER_TWO_TO_FOUR}
+        if singular and _CYRILLIC.search(" ".join(singular)) and not (head and unit == "day"):
             bare = f"{before}{_alternatives(singular)}{after}"
             counted.append((re.compile(_words(bare)), sign, unit, True))
     return counted
+
+
+AFTER_TWO_TO_FOUR = "аяиу"
+"""The endings of the unit forms the tables list for 2-4 ("дня", "недели", "года",
+"тижня", "року"), which are also the genitive singular: with no count before them they
+are no one unit ("полтора месяца назад", "пол года назад"). The forms that follow 1
+("день", "неделю", "год", "тиждень", "рік") end otherwise."""
+NOT_A_CONJUNCTION = r"(?!\s+(?:що|як)(?![^\W_]))"
+"""Ukrainian "тому" is also "because" in "тому що" and "тому як": "цього року тому що"
+is no year ago."""
+_TENS = re.compile(r"(?<![\d.,])([2-9]0) ([1-9])(?![\d.,])")
+"""A count said in two words ("двадцать пять", "twenty five"), which the number words
+give as "20 5": one count, not a five after a twenty."""
 
 
 NUMBER = r"\d++[.,]?\d*+"
@@ -362,6 +376,7 @@ def mentions(text: str, at: datetime | date) -> list[Mention]:
         found.append(_shift(today, count, unit))
     lowered = vocab.any_phrase.sub(" ", lowered)
     numbered = vocab.any_number.sub(lambda m: _number(m.group(0), vocab), lowered)
+    numbered = _TENS.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), numbered)
     for match in vocab.any_counted.finditer(numbered):
         for pattern, sign, unit, bare in vocab.counted:
             exact = pattern.fullmatch(match.group(0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from datetime import datetime
 
@@ -122,13 +123,30 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
 
 
 def retime(db: sqlite_utils.Database) -> None:
-    """Index again, inside the caller's transaction, every turn that speaks of a time
-    (`when.terms`), and clear the note: only such a turn's time terms can have changed
-    with the reading of counted units, and its stems are written as they were."""
+    """Index again, inside the caller's transaction, every turn whose time terms
+    (`when.terms`) its row does not hold yet, and clear the note. Only a turn that says
+    a counted unit in Cyrillic can have gained one, so the others are not read twice,
+    and a row that holds its terms already is not written. A turn whose time cannot be
+    read keeps its row: one bad row must not stop the data dir opening."""
     for episode_id, text, at in turns(db):
-        if when.terms(text, datetime.fromisoformat(at)):
+        if not _CYRILLIC.search(text):
+            continue
+        try:
+            found = when.terms(text, datetime.fromisoformat(at))
+        except ValueError as error:
+            _log.warning("turn %d keeps its time terms: %s", episode_id, error)
+            continue
+        if not found:
+            continue
+        row = db.execute(
+            f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [episode_id]
+        ).fetchone()
+        if row is None or not set(found) <= set(row[0].split()):
             lexical.index_episode(db, episode_id, text, at)
     db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_TIME])
+
+
+_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 
 
 OLD_STEM = "*[іїєґІЇЄҐ'’ʼ]*"
