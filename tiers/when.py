@@ -177,17 +177,32 @@ def _relatives(
             continue
         sign = 1 if shift[0] > 0 else -1
         for pattern in patterns:
-            counted.append((re.compile(_words(pattern)), sign, shift[1], False))
             frame = _frame(pattern)
-            if frame is not None:
-                head, unit_word, tail = frame
-                frames.setdefault((head, tail, sign, shift[1]), set()).add(unit_word)
+            if frame is None:
+                counted.append((re.compile(_words(pattern)), sign, shift[1], False))
+                continue
+            head, unit_word, tail = frame
+            frames.setdefault((head, tail, sign, shift[1]), set()).add(unit_word)
+    return counted + _framed(data, frames)
+
+
+def _framed(
+    data: dict, frames: dict[tuple[str, str, int, str], set[str]]
+) -> list[tuple[re.Pattern[str], int, str, bool]]:
+    """The counted patterns of each frame (words before the count, words after it,
+    direction, unit), from the unit words the table gave it (`_relatives`)."""
+    counted: list[tuple[re.Pattern[str], int, str, bool]] = []
     for (head, tail, sign, unit), said in frames.items():
-        if max(map(len, said)) < FULL_UNIT:
-            continue  # only abbreviations: "за 3 дн" is the table's, "за 3 дні" is "within"
+        if max(map(len, said)) < FULL_UNIT:  # only abbreviations: "за 3 дн" is the table's,
+            for word in sorted(said):  # "за 3 дні" is "within"
+                spelt = (
+                    rf"{head + ' ' if head else ''}({NUMBER}) {word}{' ' + tail if tail else ''}"
+                )
+                counted.append((re.compile(_words(spelt)), sign, unit, False))
+            continue
         forms = said | {w.lower() for w in data.get(unit, []) if len(w) >= 3}
         before = rf"{re.escape(head)}\s+" if head else ""
-        after = rf"\s+{re.escape(tail)}{NOT_A_CONJUNCTION}" if tail else ""
+        after = rf"\s+{re.escape(tail)}{NOT_A_CONJUNCTION}" if tail else NOT_FROM_AN_EVENT
         numbered = rf"{before}({NUMBER})\s+{_alternatives(forms)}{after}"
         counted.append((re.compile(_words(numbered)), sign, unit, False))
         singular = {w for w in said if len(w) >= 3 and w[-1] not in AFTER_TWO_TO_FOUR}
@@ -202,12 +217,18 @@ AFTER_TWO_TO_FOUR = "аяиу"
 "тижня", "року"), which are also the genitive singular: with no count before them they
 are no one unit ("полтора месяца назад", "пол года назад"). The forms that follow 1
 ("день", "неделю", "год", "тиждень", "рік") end otherwise."""
-NOT_A_CONJUNCTION = r"(?!\s+(?:що|як)(?![^\W_]))"
+NOT_A_CONJUNCTION = r"(?!,?\s*(?:що|як)(?![^\W_]))"
 """Ukrainian "тому" is also "because" in "тому що" and "тому як": "цього року тому що"
 is no year ago."""
-_TENS = re.compile(r"(?<![\d.,])([2-9]0) ([1-9])(?![\d.,])")
-"""A count said in two words ("двадцать пять", "twenty five"), which the number words
-give as "20 5": one count, not a five after a twenty."""
+NOT_FROM_AN_EVENT = r"(?!\s+(?:после|після|от|від|с\s+тех|з\s+тих)(?![^\W_]))"
+""""через год после свадьбы" counts from the wedding, not from when it is said."""
+NOT_A_SPAN = frozenset(
+    "мені тобі йому їй нам вам їм мне тебе ему ей весь увесь цілий цілу цілий целый целую"
+    " каждый кожен кожну за на".split()
+)
+"""Words before a counted time that make it a span or an age, not a time ago: "мені 25
+років тому я…" ("I am 25, so I…"), "цілий тиждень тому не писав" ("a whole week, so I
+did not write"), "перенесли на неделю назад". Ukrainian "тому" is also "so"."""
 
 
 NUMBER = r"\d++[.,]?\d*+"
@@ -328,6 +349,43 @@ def _shift(at: date, count: int, unit: str) -> Mention:
     return Mention("year", date(at.year + count, 1, 1))
 
 
+def _counts(text: str, vocab: _Vocabulary) -> str:
+    """`text` with its number words as digits; a tens word and a units word in a row
+    ("двадцать пять", "twenty five") are one count, not a five after a twenty. Digits
+    the user typed are left as they are ("за 20 2 дня назад")."""
+    found = list(vocab.any_number.finditer(text))
+    out: list[str] = []
+    position = index = 0
+    while index < len(found):
+        match = found[index]
+        value = _number(match.group(0), vocab)
+        after = found[index + 1] if index + 1 < len(found) else None
+        if (
+            after is not None
+            and value in _TENS
+            and text[match.end() : after.start()].isspace()
+            and _number(after.group(0), vocab) in _UNITS
+        ):
+            out += [
+                text[position : match.start()],
+                str(int(value) + int(_number(after.group(0), vocab))),
+            ]
+            position, index = after.end(), index + 2
+            continue
+        out += [text[position : match.start()], value]
+        position, index = match.end(), index + 1
+    return "".join([*out, text[position:]])
+
+
+_TENS = frozenset(str(n) for n in range(20, 100, 10))
+_UNITS = frozenset(str(n) for n in range(1, 10))
+
+
+def _word_before(text: str, at: int) -> str:
+    words = re.findall(r"[^\W\d_]+", text[max(0, at - 40) : at])
+    return words[-1] if words else ""
+
+
 def _number(word: str, vocab: _Vocabulary) -> str:
     for pattern, digits in vocab.numbers:
         if pattern.fullmatch(word):
@@ -375,9 +433,10 @@ def mentions(text: str, at: datetime | date) -> list[Mention]:
         count, unit = vocab.phrases[match.group(0)]
         found.append(_shift(today, count, unit))
     lowered = vocab.any_phrase.sub(" ", lowered)
-    numbered = vocab.any_number.sub(lambda m: _number(m.group(0), vocab), lowered)
-    numbered = _TENS.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), numbered)
+    numbered = _counts(lowered, vocab)
     for match in vocab.any_counted.finditer(numbered):
+        if _word_before(numbered, match.start()) in NOT_A_SPAN:
+            continue
         for pattern, sign, unit, bare in vocab.counted:
             exact = pattern.fullmatch(match.group(0))
             if exact is None:

@@ -89,6 +89,12 @@ def test_a_year_said_in_words(text: str, year: str) -> None:
         "полтора месяца назад",
         "через день пью таблетки",  # every other day
         "через день народження сина я не прийшла",  # because of the birthday
+        "через год после свадьбы мы переехали",  # a year after the wedding
+        "через 2 дні після операції",
+        "мені 25 років тому я можу",  # an age, then "so"
+        "цілий тиждень тому не писав",  # a whole week, so
+        "2 тижня тому що болить",
+        "перенесли встречу на неделю назад",
     ],
 )
 def test_a_count_left_unsaid_is_no_date(text: str) -> None:
@@ -100,6 +106,7 @@ def test_a_count_left_unsaid_is_no_date(text: str) -> None:
     [
         ("двадцать пять дней назад", date(2023, 4, 13)),
         ("двадцять пʼять днів тому", date(2023, 4, 13)),
+        ("I paid 20 5 days ago", date(2023, 5, 3)),  # typed digits stay as typed
     ],
 )
 def test_a_count_in_two_words_is_one_count(text: str, day: date) -> None:

@@ -125,15 +125,19 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
 def retime(db: sqlite_utils.Database) -> None:
     """Index again, inside the caller's transaction, every turn whose time terms
     (`when.terms`) its row does not hold yet, and clear the note. Only a turn that says
-    a counted unit in Cyrillic can have gained one, so the others are not read twice,
-    and a row that holds its terms already is not written. A turn whose time cannot be
-    read keeps its row: one bad row must not stop the data dir opening."""
+    a counted unit in Cyrillic can have gained one (an English turn only by spacing, "5
+    days  ago"), so the others are not read twice, and a row that holds its terms
+    already is not written. A turn whose time cannot be read keeps its row: one bad row
+    must not stop the data dir opening. Without dateparser's tables nothing can be
+    read, and the note stays for an open that has them."""
+    if not when.vocabulary().counted:
+        return
     for episode_id, text, at in turns(db):
         if not _CYRILLIC.search(text):
             continue
         try:
             found = when.terms(text, datetime.fromisoformat(at))
-        except ValueError as error:
+        except (ValueError, OverflowError) as error:
             _log.warning("turn %d keeps its time terms: %s", episode_id, error)
             continue
         if not found:
