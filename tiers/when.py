@@ -28,7 +28,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from aniso.tiers.text import stem
+from aniso.tiers.text import CYRILLIC, stem
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ def _relatives(
             if key in ("1 week ago", "1 month ago", "1 year ago"):
                 last.update(w[:PREFIX] for w in phrase.split() if w not in units and len(w) > 3)
     counted = []
-    frames: dict[tuple[str, str, int, str], set[str]] = {}
+    frames: dict[tuple[str, str, int, str], dict[str, str]] = {}
     for key, patterns in data.get("relative-type-regex", {}).items():
         shift = _relative(key)
         if shift is None:
@@ -182,23 +182,23 @@ def _relatives(
                 counted.append((re.compile(_words(pattern)), sign, shift[1], False))
                 continue
             head, unit_word, tail = frame
-            frames.setdefault((head, tail, sign, shift[1]), set()).add(unit_word)
+            frames.setdefault((head, tail, sign, shift[1]), {})[unit_word] = pattern
     return counted + _framed(data, frames)
 
 
 def _framed(
-    data: dict, frames: dict[tuple[str, str, int, str], set[str]]
+    data: dict, frames: dict[tuple[str, str, int, str], dict[str, str]]
 ) -> list[tuple[re.Pattern[str], int, str, bool]]:
     """The counted patterns of each frame (words before the count, words after it,
-    direction, unit), from the unit words the table gave it (`_relatives`)."""
+    direction, unit), from the unit words the table gave it, each with the table's own
+    pattern (`_relatives`)."""
     counted: list[tuple[re.Pattern[str], int, str, bool]] = []
-    for (head, tail, sign, unit), said in frames.items():
+    for (head, tail, sign, unit), patterns in frames.items():
+        said = set(patterns)
         if max(map(len, said)) < FULL_UNIT:  # only abbreviations: "за 3 дн" is the table's,
-            for word in sorted(said):  # "за 3 дні" is "within"
-                spelt = (
-                    rf"{head + ' ' if head else ''}({NUMBER}) {word}{' ' + tail if tail else ''}"
-                )
-                counted.append((re.compile(_words(spelt)), sign, unit, False))
+            counted += [  # "за 3 дні" is "within"
+                (re.compile(_words(pattern)), sign, unit, False) for pattern in patterns.values()
+            ]
             continue
         forms = said | {w.lower() for w in data.get(unit, []) if len(w) >= 3}
         before = rf"{re.escape(head)}\s+" if head else ""
@@ -206,7 +206,7 @@ def _framed(
         numbered = rf"{before}({NUMBER})\s+{_alternatives(forms)}{after}"
         counted.append((re.compile(_words(numbered)), sign, unit, False))
         singular = {w for w in said if len(w) >= 3 and w[-1] not in AFTER_TWO_TO_FOUR}
-        if singular and _CYRILLIC.search(" ".join(singular)) and not (head and unit == "day"):
+        if singular and CYRILLIC.search(" ".join(singular)) and not (head and unit == "day"):
             bare = f"{before}{_alternatives(singular)}{after}"
             counted.append((re.compile(_words(bare)), sign, unit, True))
     return counted
@@ -237,7 +237,6 @@ FULL_UNIT = 4
 """A direction word ("назад", "через") takes every form of a unit only when the table
 pairs it with a unit spelt out ("через 2 недели"). Ukrainian "за" is paired with
 abbreviations only ("за 3 дн"): "за три дні" is as often "within three days"."""
-_CYRILLIC = re.compile(r"[а-яёіїєґ]")
 
 
 def _frame(pattern: str) -> tuple[str, str, str] | None:
@@ -265,13 +264,12 @@ def _numbers(data: dict) -> list[tuple[re.Pattern[str], str]]:
         (re.compile(_words(pattern)), digits)
         for simplification in data.get("simplifications", [])
         for pattern, digits in simplification.items()
-        if (digits.isdigit() and ("(" not in _ungrouped(pattern) or _INFLECTED.fullmatch(pattern)))
+        if (
+            digits.isdigit()
+            and ("(" not in pattern.replace("(?:", "") or _INFLECTED.fullmatch(pattern))
+        )
         or (_COUNTED.fullmatch(digits) and _PLAIN.fullmatch(pattern))
     ]
-
-
-def _ungrouped(pattern: str) -> str:
-    return pattern.replace("(?:", "")
 
 
 _INFLECTED = re.compile(r"[^\W\d_]+\([^()]*\)")  # "дв(а|е|ух)"

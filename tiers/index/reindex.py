@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable
 from datetime import datetime
 
@@ -17,7 +16,7 @@ from aniso.tiers import archive, links, when
 from aniso.tiers.index import lexical, vector_erasure
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
-from aniso.tiers.text import UKRAINIAN_WRITING
+from aniso.tiers.text import CYRILLIC, UKRAINIAN_WRITING
 
 BATCH = 256
 _log = logging.getLogger(__name__)
@@ -45,7 +44,7 @@ def rebuild(
         restem_block_terms(db)
         db.execute("DELETE FROM outbox")
         db.execute(
-            f"DELETE FROM derived_pending WHERE name IN ('{PENDING_UKRAINIAN}', '{PENDING_TIME}')"
+            "DELETE FROM derived_pending WHERE name IN (?, ?)", [PENDING_UKRAINIAN, PENDING_TIME]
         )
     lexical.optimize(db)
     # A fresh folder, not a reset: a reset collection's old files keep forgotten bytes.
@@ -133,7 +132,7 @@ def retime(db: sqlite_utils.Database) -> None:
     if not when.vocabulary().counted:
         return
     for episode_id, text, at in turns(db):
-        if not _CYRILLIC.search(text):
+        if not CYRILLIC.search(text):
             continue
         try:
             found = when.terms(text, datetime.fromisoformat(at))
@@ -148,9 +147,6 @@ def retime(db: sqlite_utils.Database) -> None:
         if row is None or not set(found) <= set(row[0].split()):
             lexical.index_episode(db, episode_id, text, at)
     db.execute("DELETE FROM derived_pending WHERE name = ?", [PENDING_TIME])
-
-
-_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 
 
 OLD_STEM = "*[іїєґІЇЄҐ'’ʼ]*"
