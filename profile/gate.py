@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from aniso.profile import lexicon, morph
+from aniso.profile import lexicon, morph, vocab
 from aniso.profile.delta import Op
 from aniso.profile.model import is_list_field
 from aniso.profile.slots import clause_of
@@ -179,6 +179,9 @@ class Model:
     """The threshold for the rule tables' proposals (None: the same as the others)."""
     remove_threshold: float | None = None
     """The most a removal needs (None: no exception), whatever proposed it."""
+    note_threshold: float | None = None
+    """The most a standing note needs (a clause with "always", "никогда", "no emojis":
+    `slots.notes`, origin "notes"); None: no exception."""
     message_weights: dict[str, float] | None = None
     """The message model: how likely a whole message says nothing about the user."""
     message_bias: float = 0.0
@@ -201,6 +204,8 @@ class Model:
             cut = self.field_thresholds[field]
         if kind == "remove" and self.remove_threshold is not None:
             cut = min(cut, self.remove_threshold)
+        if origin == "notes" and self.note_threshold is not None:
+            cut = min(cut, self.note_threshold)
         return cut
 
     def probability(self, features: list[str]) -> float:
@@ -230,6 +235,7 @@ def load() -> Model | None:
         threshold=float(raw["threshold"]),
         rules_threshold=float(raw.get("rules_threshold", raw["threshold"])),
         remove_threshold=float(raw["remove_threshold"]) if "remove_threshold" in raw else None,
+        note_threshold=float(raw["note_threshold"]) if "note_threshold" in raw else None,
         message_weights=dict(raw["message"]["weights"]) if "message" in raw else None,
         message_bias=float(raw["message"]["bias"]) if "message" in raw else 0.0,
         field_thresholds={k: float(v) for k, v in raw.get("field_thresholds", {}).items()},
@@ -389,7 +395,13 @@ def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:
     value = op.value.lower()
     if not values:
         state = "none"
-    elif any(_same(v, value) for v in values):
+    elif any(_same(v, value) for v in values) or (
+        op.field == "notes"
+        and op.kind == "remove"
+        and any(vocab.same_note(value, v) for v in values)
+    ):
+        # A take-back names a held note in other words (`vocab.same_note`); a second
+        # standing note that shares a word with the first is a note of its own.
         state = "same"
     else:
         state = "more" if is_list_field(op.field) else "other"

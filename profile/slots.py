@@ -874,14 +874,18 @@ def _imperative(sentence: str) -> re.Match[str] | None:
 
 
 _TAKE_BACK_NOTE = re.compile(
-    r"\b(?:stop|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning|listing"
-    r"|tracking)\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
+    r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
+    r"|listing|tracking|showing|writing|with)\b|\b(?:can|could)\s+(?:skip|drop|ditch)\b"
+    r"|\bdrop\s+(?:the|that|this)\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
     r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
+    r"|\b(?:are|is)\s+(?:totally|completely|actually|now)\s+(?:fine|ok|okay)\b"
     r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
     r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|пиши|пишите|добавляй|указывай|надо)"
     r"|можешь\s+больше\s+не|забудь\s+(?:про|о|об)|уже\s+не\s+актуальн\w*"
     r"|більше\s+не\s+(?:треба|потрібн\w*|пиши|додавай|вказуй|діє)|можеш\s+більше\s+не"
-    r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше)(?![\w-])",
+    r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше"
+    r"|(?:теперь|уже|тепер|вже)\s+норм\w*|можно\s+снова|снова\s+можно|можна\s+знову"
+    r"|знову\s+можна|(?<!не\s)забудь)(?![\w-])",
     re.IGNORECASE,
 )
 """Taking a standing instruction back ("you can stop adding packing lists", "калорийность
@@ -892,10 +896,12 @@ def note_removals(sentence: str) -> list[Proposal]:
     """A note taken back, in the user's words; the store ends the held note it shares a
     content word with, and nothing when none does."""
     found = []
+    clauses: set[tuple[int, int]] = set()
     for m in _TAKE_BACK_NOTE.finditer(sentence):
         start, end = clause_of(sentence, m.start())
         said = sentence[start:end].strip(" ,—–-:")
-        if said:
+        if said and (start, end) not in clauses:  # "is fine now, you can drop it": once
+            clauses.add((start, end))
             found.append(Proposal(make_op("remove", "notes", said, said), start, end, "reversal"))
     return found
 

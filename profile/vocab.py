@@ -282,8 +282,9 @@ def restates(field: str, new: str, old: str) -> bool:
 
 
 NOTE_FILLER = frozenset(
-    """always never please anymore more stop adding include including give giving using write
-    writing mention need needed your with from that this them those these fine okay thing
+    """always never please anymore more stop stopped adding include including give giving using
+    write writing mention need needed your with from that this them those these fine okay thing
+    show showing shows skip putting sending listing
     всегда больше более нужно нужны можешь писать пиши давай добавлять добавляй указывать
     указывай надо теперь завжди більше можеш писати пиши додавати додавай вказувати вказуй
     треба тепер потрібно""".split()
@@ -291,13 +292,57 @@ NOTE_FILLER = frozenset(
 """Words that say how a note is asked for or taken back, not what it is about."""
 
 
+@cache
+def _filler_forms() -> frozenset[str]:
+    """The filler words as written and as `lexicon.lemma` reads them: English lemmas are
+    Snowball stems ("always" -> "alway", "please" -> "pleas"), so a filler word compared
+    only after lemmatising passed as content, and two unrelated notes shared it."""
+    lemmas = {lexicon.lemma(w) for w in NOTE_FILLER} | {lexicon.stem(w) for w in NOTE_FILLER}
+    return NOTE_FILLER | lemmas
+
+
 def _note_words(text: str) -> set[str]:
-    words = (lexicon.lemma(w) for w in re.findall(r"[\w'ʼ]+", text.lower()) if len(w) >= 4)
-    return {w for w in words if w not in NOTE_FILLER and len(w) >= 3}
+    """A note's content words, each as its lemma (or English stem), filler left out by its
+    written form and by its lemma."""
+    filler = _filler_forms()
+    found = set()
+    for word in re.findall(r"[\w'ʼ]+", text.lower()):
+        if len(word) < 4 or word in filler:
+            continue
+        lemma = lexicon.lemma(word)
+        if len(lemma) >= 3 and lemma not in filler:
+            found.add(lemma)
+    return found
+
+
+def _note_stems(text: str) -> set[str]:
+    """A note's content words as Snowball stems, for `_derived`."""
+    filler = _filler_forms()
+    return {
+        lexicon.stem(word)
+        for word in re.findall(r"[\w'ʼ]+", text.lower())
+        if len(word) >= 4 and word not in filler and lexicon.lemma(word) not in filler
+    }
+
+
+NOTE_STEM = 5
+"""The shortest stem that may begin another word's stem and name the same thing: a
+word and one derived from it ("калории" -> "калор", "калорийность" -> "калорийн").
+Stems that only share first letters stay apart ("translat"/"transport",
+"formal"/"format", "пример"/"примечан"): one must begin the other."""
+
+
+def _derived(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= NOTE_STEM and long.startswith(short)
 
 
 def same_note(removal: str, held: str) -> bool:
     """Whether taking back `removal` ("you can stop adding packing lists") ends the held
     note `held` ("always add a packing list"): notes are kept in the user's words, so
-    they match by a shared content word (lemma or stem), not by equality."""
-    return bool(_note_words(removal) & _note_words(held))
+    they match by a shared content word (lemma or stem, or one word's stem beginning
+    the other's), not by equality."""
+    if _note_words(removal) & _note_words(held):
+        return True
+    kept = _note_stems(held)
+    return any(_derived(said, k) for said in _note_stems(removal) for k in kept)

@@ -221,3 +221,38 @@ def test_a_note_that_holds_a_fields_value_says_so() -> None:
 
     assert note("tables pls whenever you compare stuff, i'm a visual person") == {"x:note:covers"}
     assert note("always add the walking distance from the nearest metro") == {"x:note:alone"}
+
+
+def test_a_standing_note_passes_once_likelier_right_than_wrong() -> None:
+    """A note with a standing word is kept in the user's words, never dropped for the
+    field's cut; an order with no standing word ("request") keeps the field's cut."""
+    model = gate.Model(
+        weights={}, bias=0.0, threshold=0.8, field_thresholds={"notes": 0.8}, note_threshold=0.5
+    )
+    assert model.cut("notes", "add", "notes") == 0.5
+    assert model.cut("request", "add", "notes") == 0.8
+    assert model.cut("cue", "add", "likes") == 0.8
+    shipped = gate.load()
+    assert shipped is not None and shipped.note_threshold == 0.5
+
+
+def test_a_take_back_that_names_a_held_note_reads_as_the_same_note() -> None:
+    """Notes are the user's words: "калории больше не пиши" takes back "всегда указывай
+    калорийность блюда", though the two share no lemma."""
+    held = {"notes": ["всегда указывай калорийность блюда, я считаю"]}
+    op = make_op("remove", "notes", "калории больше не пиши", "калории больше не пиши")
+    assert gate.held_features(op, held)[0] == "x:held:same"
+    other = make_op("remove", "notes", "packing lists no more", "packing lists no more")
+    assert gate.held_features(other, held)[0] == "x:held:more"
+
+
+def test_a_second_standing_note_is_no_repeat_of_the_first() -> None:
+    """The held-value feature reads notes by `vocab.same_note` for a take-back only:
+    "always show prices in euros" beside a held "always show the walking distance" is a
+    note of its own, not the same one said again."""
+    held = {"notes": ["always show the walking distance from the metro"]}
+    added = make_op("add", "notes", "always add prices in euros", "always add prices in euros")
+    assert gate.held_features(added, held)[0] == "x:held:more"
+    said = "stop with the walking distances"
+    taken = make_op("remove", "notes", said, said)
+    assert gate.held_features(taken, held)[0] == "x:held:same"

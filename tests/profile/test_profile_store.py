@@ -228,3 +228,101 @@ def test_unknown_fields_written_by_a_newer_version_are_ignored(store: ProfileSto
     )
     assert store.current().values("diet") == ["vegan"]
     assert [r.field for r in store.history()] == ["diet"]
+
+
+@pytest.mark.parametrize(
+    ("note", "take_back"),
+    [
+        ("always include calories for any recipe", "you can stop with the calorie counts now"),
+        ("can you show calories in recipes", "please stop showing calories, just the recipe"),
+        ("Always include cooking time in recipes", "you can skip the cooking times now"),
+        ("всегда указывай калорийность блюда", "калории больше не пиши, ем интуитивно теперь"),
+        ("please include calories, i'm tracking", "i stopped tracking calories, it's too much"),
+    ],
+)
+def test_a_note_taken_back_in_other_words_ends(
+    store: ProfileStore, clock: SimulatedClock, note: str, take_back: str
+) -> None:
+    """A note is held in the user's words and taken back in others: a verb's other
+    form ("stopped tracking", "stop showing", "can skip") and a word derived from the
+    note's ("калории", "калорийность") end it."""
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    clock.advance(HOUR)
+    noted = make_op("add", "notes", note, note)
+    store.apply(ProfileDelta(ops=(noted,)), episode_id=1, source="rules")
+    assert store.current().notes
+    removals = note_removals(take_back)
+    assert removals, take_back
+    clock.advance(HOUR)
+    store.apply(ProfileDelta(ops=tuple(p.op for p in removals)), episode_id=2, source="rules")
+    assert store.current().notes == []
+
+
+def test_a_take_back_leaves_an_unrelated_note(store: ProfileStore, clock: SimulatedClock) -> None:
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    note = "always add a packing list for trips"
+    clock.advance(HOUR)
+    noted = make_op("add", "notes", note, note)
+    store.apply(ProfileDelta(ops=(noted,)), episode_id=1, source="rules")
+    (removal,) = note_removals("you can stop showing calories now")
+    store.apply(ProfileDelta(ops=(removal.op,)), episode_id=2, source="rules")
+    assert len(store.current().notes) == 1
+
+
+@pytest.mark.parametrize(
+    ("take_back", "held"),
+    [
+        ("please stop showing calories", "please always reply in tables"),
+        ("always skip the translations", "always add the transport options"),
+        ("stop writing so formally", "always use the same format for recipes"),
+        ("примеры больше не пиши", "всегда добавляй примечания к рецептам"),
+    ],
+)
+def test_notes_that_share_only_filler_or_first_letters_are_apart(take_back: str, held: str) -> None:
+    """Filler ("please", "always") is filler as written and as its English stem
+    ("pleas", "alway"), and words that only begin alike ("translat"/"transport",
+    "formal"/"format", "пример"/"примечан") name different things."""
+    from aniso.profile.vocab import same_note
+
+    assert not same_note(take_back, held)
+
+
+@pytest.mark.parametrize(
+    ("take_back", "held"),
+    [
+        ("калории больше не пиши", "всегда указывай калорийность блюда"),
+        ("you can drop the calorie counts", "always include calories per serving"),
+        ("you can skip the cooking times now", "Always include cooking time in recipes"),
+    ],
+)
+def test_a_note_and_a_word_derived_from_it_are_one(take_back: str, held: str) -> None:
+    from aniso.profile.vocab import same_note
+
+    assert same_note(take_back, held)
+
+
+@pytest.mark.parametrize(
+    "take_back",
+    [
+        "early flights are totally fine, you can drop that rule",
+        "ночные поезда теперь норм, можно снова предлагать",
+        "так що про громадський забудь, пропонуй маршрути для авто",
+        "нічні потяги вже норм, можна знову пропонувати",
+    ],
+)
+def test_a_note_is_taken_back_in_more_words(take_back: str) -> None:
+    from aniso.profile.slots import note_removals
+
+    assert [p.op.kind for p in note_removals(take_back)] == ["remove"]
+
+
+def test_dont_forget_asks_for_a_note_rather_than_taking_one_back() -> None:
+    from aniso.profile.slots import note_removals, notes
+
+    text = "не забудь всегда указывать цены в рублях"
+    assert note_removals(text) == []
+    assert [p.op.kind for p in notes(text)] == ["add"]
