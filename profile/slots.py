@@ -824,7 +824,7 @@ def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
 _STANDING = re.compile(
     r"\b(?:always|never|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
     r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that)"
-    r"|for\s+(?:any|every|all|each)|in\s+everything|every\s+(?:answer|reply|response|recipe)"
+    r"|for\s+(?:any|every|all|each)(?!\s+of\s+(?:these|those|this|the|them)\b)|in\s+everything|every\s+(?:answer|reply|response|recipe)"
     r"|whenever)\b"
     r"|(?<![\w-])(?:всегда|никогда|впредь|каждый\s+раз|отныне|в\s+дальнейшем|по\s+умолчанию"
     r"|с\s+этого\s+момента|обязательно|завжди|ніколи|надалі|щоразу|кожного\s+разу|відтепер"
@@ -875,29 +875,57 @@ def _imperative(sentence: str) -> re.Match[str] | None:
 
 _TAKE_BACK_NOTE = re.compile(
     r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
-    r"|listing|tracking|showing|writing|with)\b|\b(?:can|could)\s+(?:skip|drop|ditch)\b"
-    r"|\bdrop\s+(?:the|that|this)\b|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
+    r"|listing|tracking|showing|writing)\b|\b(?:can|could)\s+stop\s+with\b"
+    r"|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
     r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
-    r"|\b(?:are|is)\s+(?:totally|completely|actually|now)\s+(?:fine|ok|okay)\b"
     r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
     r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|пиши|пишите|добавляй|указывай|надо)"
     r"|можешь\s+больше\s+не|забудь\s+(?:про|о|об)|уже\s+не\s+актуальн\w*"
     r"|більше\s+не\s+(?:треба|потрібн\w*|пиши|додавай|вказуй|діє)|можеш\s+більше\s+не"
-    r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше"
-    r"|(?:теперь|уже|тепер|вже)\s+норм\w*|можно\s+снова|снова\s+можно|можна\s+знову"
-    r"|знову\s+можна|(?<!не\s)забудь)(?![\w-])",
+    r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше)(?![\w-])",
     re.IGNORECASE,
 )
 """Taking a standing instruction back ("you can stop adding packing lists", "калорийность
-больше не пиши"): the note it names ends (`vocab.same_note`)."""
+больше не пиши"): the note it names ends (`vocab.named_note`)."""
+_TAKE_BACK_WEAK = re.compile(
+    r"\b(?:can|could)\s+(?:skip|drop|ditch)\b|\b(?:are|is)\s+(?:totally|completely|actually"
+    r"|now)\s+(?:fine|ok|okay)\b|(?<![\w-])(?:(?:теперь|уже|тепер|вже)\s+норм\w*|можно\s+снова"
+    r"|снова\s+можно|можна\s+знову|знову\s+можна|забудь)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Words that take a note back only where the clause asks for nothing standing: "you
+can skip the cooking times now", "ночные поезда теперь норм", but not "list the stops i
+could skip every time" (a note asked for)."""
+_NOT_BEFORE = re.compile(r"(?<![\w-])(?:не|ні)\s+$", re.IGNORECASE)
+""""не забудь про калории" (don't forget) asks for what "забудь про калории" takes back."""
+
+
+def _takes_back(sentence: str, m: re.Match[str], start: int, end: int) -> bool:
+    if _NOT_BEFORE.search(sentence, 0, m.start()):
+        return False
+    if _LEAVE_OUT.search(sentence, start, end):
+        return False  # "stop with the emojis", "drop the intros": a note asked for
+    return m.re is _TAKE_BACK_NOTE or not _STANDING.search(sentence, start, end)
+
+
+def _take_backs(sentence: str, start: int = 0, end: int | None = None) -> list[re.Match[str]]:
+    """The take-backs of a note in sentence[start:end], in order (`_takes_back`)."""
+    end = len(sentence) if end is None else end
+    found = []
+    for pattern in (_TAKE_BACK_NOTE, _TAKE_BACK_WEAK):
+        for m in pattern.finditer(sentence, start, end):
+            lo, hi = clause_of(sentence, m.start())
+            if _takes_back(sentence, m, lo, hi):
+                found.append(m)
+    return sorted(found, key=lambda m: m.start())
 
 
 def note_removals(sentence: str) -> list[Proposal]:
-    """A note taken back, in the user's words; the store ends the held note it shares a
-    content word with, and nothing when none does."""
+    """A note taken back, in the user's words; the store ends the held note it names
+    most plainly (`vocab.named_note`), and nothing when none or several tie."""
     found = []
     clauses: set[tuple[int, int]] = set()
-    for m in _TAKE_BACK_NOTE.finditer(sentence):
+    for m in _take_backs(sentence):
         start, end = clause_of(sentence, m.start())
         said = sentence[start:end].strip(" ,—–-:")
         if said and (start, end) not in clauses:  # "is fine now, you can drop it": once
@@ -917,7 +945,7 @@ def notes(sentence: str) -> list[Proposal]:
     if marker is None:
         return []
     start, end = clause_of(sentence, marker.start())
-    if _TAKE_BACK_NOTE.search(sentence, start, end):
+    if _take_backs(sentence, start, end):
         return []  # taken back, not asked for (`note_removals`)
     said = _LEAD.sub("", sentence[start:end].strip(" ,—–-:")).strip()
     if not said or len(said.split()) > NOTE_WORDS:

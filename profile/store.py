@@ -263,7 +263,9 @@ class ProfileStore:
                 reason = f"removed: {op.evidence or op.said or value}"
                 rows = self._open(op.field, value)
                 if not rows and op.field == "notes":  # notes are in the user's own words
-                    rows = [r for r in self._open("notes") if vocab.same_note(value, r.value)]
+                    held = self._open("notes")
+                    named = vocab.named_note(value, [r.value for r in held])
+                    rows = [] if named is None else [held[named]]
                 if op.field in ("avoid", "allergies"):  # "wine is fine again" ends "alcohol"
                     rows += [
                         r

@@ -284,10 +284,13 @@ def restates(field: str, new: str, old: str) -> bool:
 NOTE_FILLER = frozenset(
     """always never please anymore more stop stopped adding include including give giving using
     write writing mention need needed your with from that this them those these fine okay thing
-    show showing shows skip putting sending listing
+    show showing shows skip putting sending listing suggest suggesting suggestions again
+    take back time times every each totally drop ditch
     всегда больше более нужно нужны можешь писать пиши давай добавлять добавляй указывать
     указывай надо теперь завжди більше можеш писати пиши додавати додавай вказувати вказуй
-    треба тепер потрібно""".split()
+    треба тепер потрібно предлагать предлагай предлагаешь пропонувати пропонуй снова знову
+    можно можна никогда ніколи каждый каждом каждого кожен кожного кожному норм нормально
+    забудь""".split()
 )
 """Words that say how a note is asked for or taken back, not what it is about."""
 
@@ -337,12 +340,31 @@ def _derived(a: str, b: str) -> bool:
     return len(short) >= NOTE_STEM and long.startswith(short)
 
 
+def _shared(removal: str, held: str) -> int:
+    """How plainly `removal` names `held`: two for each content word they share (the same
+    lemma or stem), one for each word derived from one of `held`'s (`_derived`)."""
+    said, kept = _note_words(removal), _note_words(held)
+    shared = len(said & kept)
+    said_stems, kept_stems = _note_stems(removal), _note_stems(held)
+    derived = {a for a in said_stems for k in kept_stems if a != k and _derived(a, k)}
+    return 2 * shared + len(derived)
+
+
 def same_note(removal: str, held: str) -> bool:
-    """Whether taking back `removal` ("you can stop adding packing lists") ends the held
-    note `held` ("always add a packing list"): notes are kept in the user's words, so
-    they match by a shared content word (lemma or stem, or one word's stem beginning
+    """Whether taking back `removal` ("you can stop adding packing lists") may end the
+    held note `held` ("always add a packing list"): notes are kept in the user's words,
+    so they match by a shared content word (lemma or stem, or one word's stem beginning
     the other's), not by equality."""
-    if _note_words(removal) & _note_words(held):
-        return True
-    kept = _note_stems(held)
-    return any(_derived(said, k) for said in _note_stems(removal) for k in kept)
+    return _shared(removal, held) > 0
+
+
+def named_note(removal: str, held: list[str]) -> int | None:
+    """Which of the held notes a take-back names: the one it shares most content words
+    with, or None when none shares one or two tie. "нічні потяги вже норм, можна знову"
+    ends "ніколи не пропонуй нічні потяги" and leaves "ніколи не пропонуй страви з
+    грибами", though both are about what to suggest."""
+    scores = [_shared(removal, note) for note in held]
+    best = max(scores, default=0)
+    if best == 0 or scores.count(best) > 1:
+        return None
+    return scores.index(best)

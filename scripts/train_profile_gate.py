@@ -74,9 +74,10 @@ NOTE_MAX = 0.5
 field's cut. Such a statement is to be kept in the user's words, never dropped (a wrong
 one costs one undo and changes no typed field), and the per-field search had left notes
 at the global cut, 0.8, which let through 36 of the 119 right notes out of fold. Not
-searched: 0.5 is where a note is likelier right than wrong. Nested CV 0.7271 / 0.850 /
-0.923 / 2.65% -> 0.7322 / 0.847 / 0.921 / 2.87%, notes captured 0.41 -> 0.53 (at 0.35:
-0.7344 / 0.836 / 0.921 / 3.03%, notes precision 0.54)."""
+searched: 0.5 is where a note is likelier right than wrong, and the notes field is left
+out of the per-field search (`by_field`), so one-off orders ("request") keep the global
+cut. Nested CV 0.7271 / 0.850 / 0.923 / 2.65% -> 0.7322 / 0.846 / 0.925 / 2.95%, notes
+captured 0.41 -> 0.49 (DESIGN-NOTES.md, standing notes)."""
 REMOVE_MAX = 0.35
 """A removal passes unless the gate is fairly sure it is wrong: removing what the profile
 does not hold changes nothing, so a removal can only act on what the user is talking

@@ -320,9 +320,87 @@ def test_a_note_is_taken_back_in_more_words(take_back: str) -> None:
     assert [p.op.kind for p in note_removals(take_back)] == ["remove"]
 
 
-def test_dont_forget_asks_for_a_note_rather_than_taking_one_back() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "не забудь всегда указывать цены в рублях",
+        "не  забудь всегда указывать цены в рублях",
+        "не забудь про калорийность, всегда пиши её",
+        "ні, не забудь про калорійність, завжди пиши її",
+        "stop with the emojis please",
+        "from now on drop the intros",
+        "every time you plan a trip, list the stops i could skip",
+    ],
+)
+def test_a_note_asked_for_is_not_taken_back(text: str) -> None:
+    """ "Don't forget", leaving an element out and a standing word make a note asked for,
+    though the sentence holds a take-back's words ("забудь про", "stop with", "skip")."""
     from aniso.profile.slots import note_removals, notes
 
-    text = "не забудь всегда указывать цены в рублях"
     assert note_removals(text) == []
     assert [p.op.kind for p in notes(text)] == ["add"]
+
+
+@pytest.mark.parametrize(
+    ("take_back", "named", "other"),
+    [
+        (
+            "night trains are totally fine now, you can suggest them again",
+            "never suggest night trains",
+            "never suggest recipes with mushrooms",
+        ),
+        (
+            "ночные поезда теперь норм, можно снова предлагать",
+            "никогда не предлагай ночные поезда",
+            "никогда не предлагай блюда с грибами",
+        ),
+        (
+            "нічні потяги вже норм, можна знову",
+            "ніколи не пропонуй нічні потяги",
+            "завжди пиши, чим можна замінити інгредієнт",
+        ),
+        (
+            "про поезда забудь, летаю теперь",
+            "никогда не предлагай ночные поезда",
+            "для каждой поездки добавляй список вещей",
+        ),
+        (
+            "you can skip the cooking times now",
+            "Always include cooking time in recipes",
+            "every time you suggest a dinner, add the calories",
+        ),
+    ],
+)
+def test_a_take_back_ends_only_the_note_it_names(
+    store: ProfileStore, clock: SimulatedClock, take_back: str, named: str, other: str
+) -> None:
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    clock.advance(HOUR)
+    ops = tuple(make_op("add", "notes", note, note) for note in (named, other))
+    store.apply(ProfileDelta(ops=ops), episode_id=1, source="rules")
+    removals = note_removals(take_back)
+    assert removals, take_back
+    clock.advance(HOUR)
+    store.apply(ProfileDelta(ops=tuple(p.op for p in removals)), episode_id=2, source="rules")
+    assert [e.value for e in store.current().notes] == [other]
+
+
+def test_a_take_back_that_names_two_notes_alike_ends_neither(
+    store: ProfileStore, clock: SimulatedClock
+) -> None:
+    """A tie is no choice: the user is asked nothing and loses nothing."""
+    from aniso.profile.delta import make_op
+    from aniso.profile.slots import note_removals
+
+    notes = ["always add calories to recipes", "always add calories to menus"]
+    clock.advance(HOUR)
+    store.apply(
+        ProfileDelta(ops=tuple(make_op("add", "notes", n, n) for n in notes)),
+        episode_id=1,
+        source="rules",
+    )
+    (removal,) = note_removals("you can stop with the calories now")
+    store.apply(ProfileDelta(ops=(removal.op,)), episode_id=2, source="rules")
+    assert sorted(e.value for e in store.current().notes) == sorted(notes)
