@@ -419,14 +419,40 @@ def _past_month(month: int, year: int | None, at: date) -> date:
     return date(at.year if month <= at.month else at.year - 1, month, 1)
 
 
+NIGHT_BEFORE = re.compile(
+    r"(?<![^\W_])(?:last\s+night|прошлой\s+ночью|минулої\s+ночі|минулою\s+ніччю)(?![^\W_])"
+)
+"""The night before the day it is said, in dateparser's languages: its tables have
+"yesterday" but neither this nor `LAST_WEEKEND`, so these two are a rule."""
+LAST_WEEKEND = re.compile(
+    r"(?<![^\W_])(?:(?:last|past)\s+weekend|(?:на|в)\s+прошлых\s+выходных|(?:в\s+)?прошлые"
+    r"\s+выходные|(?:на\s+|у\s+)?минулих\s+вихідних|(?:у\s+|в\s+)?минулі\s+вихідні)(?![^\W_])"
+)
+"""The Saturday and Sunday before the day it is said: said on a Sunday, the weekend a
+week before, as "last Sunday" is (`_named`)."""
+SPANS = re.compile(f"{NIGHT_BEFORE.pattern}|{LAST_WEEKEND.pattern}")
+"""Either rule, for finding the turns that say one (`tiers.index.reindex.retime`)."""
+
+
+def _spans(lowered: str, today: date) -> list[Mention]:
+    found = [Mention("day", today - timedelta(days=1)) for _ in NIGHT_BEFORE.finditer(lowered)]
+    if LAST_WEEKEND.search(lowered):
+        sunday = today - timedelta(days=(today.weekday() - 6) % 7 or 7)
+        found += [Mention("day", sunday - timedelta(days=1)), Mention("day", sunday)]
+    return found
+
+
 def mentions(text: str, at: datetime | date) -> list[Mention]:
     """The days, months and years `text` speaks of, resolved against `at`."""
     today = at.date() if isinstance(at, datetime) else at
     vocab = vocabulary()
     lowered = text.lower().translate(APOSTROPHES)  # the table spells "п'ять" with '
-    found: list[Mention] = []
+    found: list[Mention] = _spans(lowered, today)
+    if found:
+        lowered = SPANS.sub(" ", lowered)  # "last" is said of the night, not of a weekday
     if vocab.triggers.isdisjoint(TOKEN.findall(lowered)):
-        return list(dict.fromkeys(_named(TOKEN.findall(lowered), today, vocab)))
+        found.extend(_named(TOKEN.findall(lowered), today, vocab))
+        return list(dict.fromkeys(found))
     for match in vocab.any_phrase.finditer(lowered):
         count, unit = vocab.phrases[match.group(0)]
         found.append(_shift(today, count, unit))

@@ -306,6 +306,14 @@ def m010_time_units(db: sqlite_utils.Database) -> None:
     db.execute("INSERT OR IGNORE INTO derived_pending (name) VALUES ('time_units')")
 
 
+@MIGRATIONS()
+def m011_nights_and_weekends(db: sqlite_utils.Database) -> None:
+    """ "last night" and "last weekend" (and their Russian and Ukrainian forms) are dated
+    now (`tiers.when.SPANS`): turns that say one were indexed without their dates. The
+    same note as m010 re-reads them on the same open (`tiers.index.reindex.retime`)."""
+    db.execute("INSERT OR IGNORE INTO derived_pending (name) VALUES ('time_units')")
+
+
 def _run_script(db: sqlite_utils.Database, script: str) -> None:
     """Run several statements inside the caller's transaction.
 

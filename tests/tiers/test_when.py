@@ -257,3 +257,51 @@ def test_one_alternation_matches_what_each_pattern_would() -> None:
         ] == [m.span() for m in plain.finditer(text)], text
     assert vocab.any_phrase.search("yesterdays") is None
     assert vocab.any_phrase.search("we met yesterday").group(0) == "yesterday"
+
+
+SUNDAY = datetime(2023, 5, 14, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "days"),
+    [
+        ("Last night I finally finished the painting", MONDAY, [date(2023, 5, 7)]),
+        ("минулої ночі не спала зовсім", MONDAY, [date(2023, 5, 7)]),
+        ("прошлой ночью была гроза", MONDAY, [date(2023, 5, 7)]),
+        ("Last weekend we went camping", MONDAY, [date(2023, 5, 6), date(2023, 5, 7)]),
+        ("на прошлых выходных ходили в поход", MONDAY, [date(2023, 5, 6), date(2023, 5, 7)]),
+        ("на минулих вихідних їздили в Карпати", MONDAY, [date(2023, 5, 6), date(2023, 5, 7)]),
+        # said on a Sunday, "last weekend" is the one a week before, as "last Sunday" is
+        ("the past weekend was a blur", SUNDAY, [date(2023, 5, 6), date(2023, 5, 7)]),
+    ],
+)
+def test_a_night_or_weekend_before_is_dated(text: str, at: datetime, days: list[date]) -> None:
+    """dateparser's tables have "yesterday" but not "last night" or "last weekend"."""
+    assert [m.start for m in when.mentions(text, at) if m.kind == "day"] == days
+
+
+def test_a_weekend_to_come_or_a_night_unnamed_is_not_dated() -> None:
+    for text in ("this weekend we're off to the coast", "I work at night", "ночью был дождь"):
+        assert when.mentions(text, MONDAY) == [], text
+
+
+def test_an_existing_data_dir_reads_its_weekends_on_open(data_dir: Path) -> None:
+    """Migration m011: an English turn that says "last weekend", stored before it was
+    dated, gains its days on the next open, as m010's Cyrillic turns do."""
+    memory = make_memory(load_settings(), open_db(data_dir))
+    said = "Last weekend I went camping with the kids"
+    weekend = memory.store(said, at=MONDAY, session="s")
+    db = memory.db
+    db.execute(
+        f"UPDATE {lexical.EPISODES} SET stems = ? WHERE rowid = ?",
+        [" ".join([lexical.stemmed(said), *when.own_terms(MONDAY)]), weekend.episode_id],
+    )
+    db.execute("INSERT INTO derived_pending (name) VALUES (?)", [reindex.PENDING_TIME])
+    db.conn.commit()
+    assert not lexical.search_scored(db, lexical.EPISODES, "td20230506", limit=5)
+    db.conn.close()
+
+    reopened = open_db(data_dir)
+    make_memory(load_settings(), reopened)
+    found = lexical.search_scored(reopened, lexical.EPISODES, "td20230506", limit=5)
+    assert [i for i, _ in found] == [weekend.episode_id]

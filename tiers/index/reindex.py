@@ -124,15 +124,16 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
 def retime(db: sqlite_utils.Database) -> None:
     """Index again, inside the caller's transaction, every turn whose time terms
     (`when.terms`) its row does not hold yet, and clear the note. Only a turn that says
-    a counted unit in Cyrillic can have gained one (an English turn only by spacing, "5
-    days  ago"), so the others are not read twice, and a row that holds its terms
-    already is not written. A turn whose time cannot be read keeps its row: one bad row
+    a counted unit in Cyrillic (m010) or a night or weekend before (m011, `when.SPANS`)
+    can have gained one (an English turn otherwise only by spacing, "5 days  ago"), so
+    the others are not read twice, and a row that holds its terms already is not
+    written. A turn whose time cannot be read keeps its row: one bad row
     must not stop the data dir opening. Without dateparser's tables nothing can be
     read, and the note stays for an open that has them."""
     if not when.vocabulary().counted:
         return
     for episode_id, text, at in turns(db):
-        if not CYRILLIC.search(text):
+        if not CYRILLIC.search(text) and not when.SPANS.search(text.lower()):
             continue
         try:
             found = when.terms(text, datetime.fromisoformat(at))
