@@ -65,3 +65,21 @@ def python_output(code: str, *, timeout: float = 600) -> str:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode()
+
+
+def found_on_reopen(data_dir: Path, db: Any, query: str) -> tuple[Any, list[int]]:
+    """Close `db` and open its data dir again through the composition root, which
+    derives on open what a migration left noted (`tiers.index.reindex`); return the
+    reopened database and the turns its lexical index finds for `query`, that is, what
+    a data dir from before a change finds after it."""
+    from aniso.core.db import open_db
+    from aniso.core.settings import load_settings
+    from aniso.services import make_memory
+    from aniso.tiers.index import lexical
+
+    assert not lexical.search_scored(db, lexical.EPISODES, query, limit=5)
+    db.conn.close()
+    reopened = open_db(data_dir)
+    make_memory(load_settings(), reopened)
+    found = lexical.search_scored(reopened, lexical.EPISODES, query, limit=5)
+    return reopened, [i for i, _ in found]

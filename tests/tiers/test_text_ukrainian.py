@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import snowballstemmer
+from helpers import found_on_reopen
 
 from aniso.core.clock import SimulatedClock
 from aniso.core.db import open_db
@@ -108,13 +109,8 @@ def test_an_existing_data_dir_stems_its_ukrainian_rows_anew_on_open(
         f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [russian.episode_id]
     ).fetchone()
     db.conn.commit()
-    assert not lexical.search_scored(db, lexical.EPISODES, "з коліном", limit=5)
-    db.conn.close()
-
-    reopened = open_db(data_dir)
-    make_memory(load_settings(), reopened)
-    found = lexical.search_scored(reopened, lexical.EPISODES, "з коліном", limit=5)
-    assert [i for i, _ in found] == [ukrainian.episode_id]
+    reopened, found = found_on_reopen(data_dir, db, "з коліном")
+    assert found == [ukrainian.episode_id]
     after = reopened.execute(
         f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [russian.episode_id]
     ).fetchone()

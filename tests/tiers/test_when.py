@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from helpers import found_on_reopen
 
 from aniso.core.db import open_db
 from aniso.core.settings import load_settings
@@ -179,14 +180,8 @@ def test_an_existing_data_dir_reads_its_counted_dates_on_open(data_dir: Path) ->
         f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [plain.episode_id]
     ).fetchone()
     db.conn.commit()
-    day = "td20230503"
-    assert not lexical.search_scored(db, lexical.EPISODES, day, limit=5)
-    db.conn.close()
-
-    reopened = open_db(data_dir)
-    make_memory(load_settings(), reopened)
-    found = lexical.search_scored(reopened, lexical.EPISODES, day, limit=5)
-    assert [i for i, _ in found] == [counted.episode_id]
+    reopened, found = found_on_reopen(data_dir, db, "td20230503")
+    assert found == [counted.episode_id]
     after = reopened.execute(
         f"SELECT stems FROM {lexical.EPISODES} WHERE rowid = ?", [plain.episode_id]
     ).fetchone()
@@ -298,10 +293,5 @@ def test_an_existing_data_dir_reads_its_weekends_on_open(data_dir: Path) -> None
     )
     db.execute("INSERT INTO derived_pending (name) VALUES (?)", [reindex.PENDING_TIME])
     db.conn.commit()
-    assert not lexical.search_scored(db, lexical.EPISODES, "td20230506", limit=5)
-    db.conn.close()
-
-    reopened = open_db(data_dir)
-    make_memory(load_settings(), reopened)
-    found = lexical.search_scored(reopened, lexical.EPISODES, "td20230506", limit=5)
-    assert [i for i, _ in found] == [weekend.episode_id]
+    _, found = found_on_reopen(data_dir, db, "td20230506")
+    assert found == [weekend.episode_id]
