@@ -9,7 +9,8 @@ sides become time terms (`terms`) that the lexical index holds next to the stems
 a question about June meets what happened in June, said in any words.
 
 The vocabulary (month and weekday names, "yesterday", "N days ago", number words in
-English, Russian and Ukrainian) is dateparser's own translation data, read as data.
+English, Russian and Ukrainian) is dateparser's own translation data, read as data;
+"last night" and "last weekend", which its tables lack, are a rule (`SPANS`).
 Its parser is not used: on chat messages it took 10 to 300 ms each, cost 0.7 s to
 import, and read "we" and "may" as dates. What is done here is the arithmetic, and
 one rule: a Latin month or weekday name counts only beside a number or after a
@@ -425,7 +426,7 @@ NIGHT_BEFORE = re.compile(
 """The night before the day it is said, in dateparser's languages: its tables have
 "yesterday" but neither this nor `LAST_WEEKEND`, so these two are a rule."""
 LAST_WEEKEND = re.compile(
-    r"(?<![^\W_])(?:(?:last|past)\s+weekend|(?:на|в)\s+прошлых\s+выходных|(?:в\s+)?прошлые"
+    r"(?<![^\W_])(?:(?:last|past)\s+weekend|(?:на\s+)?прошлых\s+выходных|(?:в\s+)?прошлые"
     r"\s+выходные|(?:на\s+|у\s+)?минулих\s+вихідних|(?:у\s+|в\s+)?минулі\s+вихідні)(?![^\W_])"
 )
 """The Saturday and Sunday before the day it is said: said on a Sunday, the weekend a
@@ -434,12 +435,25 @@ SPANS = re.compile(f"{NIGHT_BEFORE.pattern}|{LAST_WEEKEND.pattern}")
 """Either rule, for finding the turns that say one (`tiers.index.reindex.retime`)."""
 
 
-def _spans(lowered: str, today: date) -> list[Mention]:
-    found = [Mention("day", today - timedelta(days=1)) for _ in NIGHT_BEFORE.finditer(lowered)]
-    if LAST_WEEKEND.search(lowered):
-        sunday = today - timedelta(days=(today.weekday() - 6) % 7 or 7)
-        found += [Mention("day", sunday - timedelta(days=1)), Mention("day", sunday)]
-    return found
+FINAL = frozenset("the a one our my your his her their its that this every".split())
+"""Words before "last" that make it "final": "on our last night in Paris", "my last
+weekend at the old job", "the last weekend of June" name no night or weekend before."""
+
+
+def _spans(lowered: str, today: date) -> tuple[list[Mention], str]:
+    """The nights and weekends before that `lowered` speaks of (`SPANS`), and the text
+    with them blanked out, so that their "last" is not read again by `_named`."""
+    found: list[Mention] = []
+    for m in SPANS.finditer(lowered):
+        if m.group(0).startswith("last") and _word_before(lowered, m.start()) in FINAL:
+            continue
+        if NIGHT_BEFORE.fullmatch(m.group(0)):
+            found.append(Mention("day", today - timedelta(days=1)))
+        else:
+            sunday = today - timedelta(days=(today.weekday() - 6) % 7 or 7)
+            found += [Mention("day", sunday - timedelta(days=1)), Mention("day", sunday)]
+        lowered = lowered[: m.start()] + " " * len(m.group(0)) + lowered[m.end() :]
+    return found, lowered
 
 
 def mentions(text: str, at: datetime | date) -> list[Mention]:
@@ -447,9 +461,7 @@ def mentions(text: str, at: datetime | date) -> list[Mention]:
     today = at.date() if isinstance(at, datetime) else at
     vocab = vocabulary()
     lowered = text.lower().translate(APOSTROPHES)  # the table spells "п'ять" with '
-    found: list[Mention] = _spans(lowered, today)
-    if found:
-        lowered = SPANS.sub(" ", lowered)  # "last" is said of the night, not of a weekday
+    found, lowered = _spans(lowered, today)
     if vocab.triggers.isdisjoint(TOKEN.findall(lowered)):
         found.extend(_named(TOKEN.findall(lowered), today, vocab))
         return list(dict.fromkeys(found))

@@ -280,6 +280,29 @@ def test_a_weekend_to_come_or_a_night_unnamed_is_not_dated() -> None:
         assert when.mentions(text, MONDAY) == [], text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the last night of our trip was magical",
+        "on our last night in Paris we ate snails",
+        "my last weekend at the old job was quiet",
+    ],
+)
+def test_a_final_night_or_weekend_is_not_the_one_before(text: str) -> None:
+    """After "the", "our", "my" and the like, "last" is "final", not "the one before"."""
+    assert when.mentions(text, MONDAY) == []
+
+
+def test_the_last_weekend_of_a_month_is_that_month() -> None:
+    assert when.mentions("the last weekend of June", MONDAY) == [
+        when.Mention("month", date(2022, 6, 1))
+    ]
+    assert [m.start for m in when.mentions("с прошлых выходных болит спина", MONDAY)] == [
+        date(2023, 5, 6),
+        date(2023, 5, 7),
+    ]
+
+
 def test_an_existing_data_dir_reads_its_weekends_on_open(data_dir: Path) -> None:
     """Migration m011: an English turn that says "last weekend", stored before it was
     dated, gains its days on the next open, as m010's Cyrillic turns do."""

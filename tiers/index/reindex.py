@@ -74,13 +74,14 @@ PENDING_CONTEXT = "episode_context"
 PENDING_UKRAINIAN = "ukrainian_stems"
 """Its name for the rows to stem anew (`core.schema.m009_ukrainian_stems`)."""
 PENDING_TIME = "time_units"
-"""Its name for the turns whose dates to read again (`core.schema.m010_time_units`)."""
+"""Its name for the turns whose dates to read again (`core.schema.m010_time_units`,
+`core.schema.m011_nights_and_weekends`)."""
 
 
 def derive_pending(db: sqlite_utils.Database) -> None:
     """Derive, once, what a migration left noted: the context table of a data dir made
     before it existed, the rows of Ukrainian texts indexed with older stems, the dates
-    of turns read before counted units were. Two
+    of turns read before counted units and nights and weekends before were. Two
     processes opening at once queue on the write lock, and the second finds nothing
     left to do. A data dir that cannot be written keeps its notes for a later open;
     until then its turns are found as the old index finds them."""
@@ -128,8 +129,9 @@ def retime(db: sqlite_utils.Database) -> None:
     can have gained one (an English turn otherwise only by spacing, "5 days  ago"), so
     the others are not read twice, and a row that holds its terms already is not
     written. A turn whose time cannot be read keeps its row: one bad row
-    must not stop the data dir opening. Without dateparser's tables nothing can be
-    read, and the note stays for an open that has them."""
+    must not stop the data dir opening. Without dateparser's tables counted units
+    cannot be read, and the note stays for an open that has them (which reads the
+    nights and weekends too)."""
     if not when.vocabulary().counted:
         return
     for episode_id, text, at in turns(db):
