@@ -822,7 +822,7 @@ def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
 
 
 _STANDING = re.compile(
-    r"\b(?:always|never|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
+    r"\b(?:always|never(?!\s+mind\b)|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
     r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that)"
     r"|for\s+(?:any|every|all|each)(?!\s+of\s+(?:these|those|this|the|them)\b)|in\s+everything|every\s+(?:answer|reply|response|recipe)"
     r"|whenever)\b"
@@ -876,10 +876,15 @@ def _imperative(sentence: str) -> re.Match[str] | None:
 _TAKE_BACK_NOTE = re.compile(
     r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
     r"|listing|tracking|showing|writing)\b|\b(?:can|could)\s+stop\s+with\b"
+    r"|\b(?:you|u)\s+(?:can|could)\s+(?:skip|drop|ditch|forget)\b"
+    r"|\b(?:is|are|isn'?t|aren'?t)\s+(?:not\s+)?needed\s+any\s*more\b|\bno\s+need\s+for\b"
+    r"|\b(?:you|u)\s+can\s+(?:use|suggest|recommend|include|give|add|mention)\b[^.;!?]*\bagain\b"
     r"|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
     r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
     r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
-    r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|пиши|пишите|добавляй|указывай|надо)"
+    r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|нужен|пиши|пишите|добавляй|указывай|надо)"
+    r"|можно\s+(?:больше\s+|уже\s+)?не\s+[^\W\d_]+|теперь\s+можно|отменяю|не\s+нужен\s+больше"
+    r"|можна\s+(?:більше\s+|вже\s+)?не\s+[^\W\d_]+|можна\s+прибрати|тепер\s+можна|відміняю|скасовую"
     r"|можешь\s+больше\s+не|забудь\s+(?:про|о|об)|уже\s+не\s+актуальн\w*"
     r"|більше\s+не\s+(?:треба|потрібн\w*|пиши|додавай|вказуй|діє)|можеш\s+більше\s+не"
     r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше)(?![\w-])",
@@ -934,10 +939,58 @@ def note_removals(sentence: str) -> list[Proposal]:
     return found
 
 
+_TO_YOU = re.compile(
+    r"(?<![\w-])(?:you|your|u|ur|pls|please|plz|ты|вы|тебя|вас|тобой|вами|тебе|вам|твой"
+    r"|ваш|пожалуйста|ти|ви|тобі|тобою|вам|твій|будь\s+ласка)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+_EN_ORDER = re.compile(
+    r"^(?:(?:and|also|oh|ok|so|just)\s+)?(?:please\s+|pls\s+|plz\s+)?(?:(?:never|always)\s+)?"
+    r"(?:include|use|give|mention|add|show|list|keep|write|put|group|convert|tell|avoid|skip"
+    r"|suggest|recommend|send|reply|answer|respond|remind|round|cite|link|start|end|sign|format"
+    r"|explain|translate|check|say|call|address|assume|remember|note|stick\s+to|don'?t|do\s+not)\b",
+    re.IGNORECASE,
+)
+"""An English clause that opens with an order; "never" and "always" only before one
+("never use emojis", but not "never again am I flying with them")."""
+_SAYING = re.compile(
+    r"(?<![\w-])(?:says?|said|tells?|told|говорит|говорил\w*|сказал\w*|каже|казав\w*"
+    r"|казала|говорить|сказав\w*)(?![\w-])",
+    re.IGNORECASE,
+)
+"""A verb of saying: an order after it is someone's words ("мій тренер завжди каже:
+ніколи не пропускай день ніг"), not the user's to the assistant."""
+
+
+def _ordered(clause: str) -> bool:
+    """Whether the clause orders the assistant: a Russian or Ukrainian imperative that is
+    not a standing word the dictionary also reads as one ("завжди"), and not after a
+    verb of saying; or an English clause that opens with an order (`_EN_ORDER`)."""
+    for m in re.finditer(r"[\w'ʼ-]+", clause):
+        word = m.group()
+        if not morph.is_cyrillic(word) or _STANDING.fullmatch(word):
+            continue
+        if morph.is_imperative(word) and not _SAYING.search(clause, 0, m.start()):
+            return True
+    return _EN_ORDER.search(clause.strip()) is not None
+
+
+def _addressed(clause: str) -> bool:
+    """Whether a clause speaks to the assistant: an order, "you", "please", or an
+    element of the reply left out. A standing note is an instruction; "I always run on
+    Sundays", "my colleague always signs off with 'cheers'" and "ніколи більше 😅" have
+    the standing word and no one to tell, and keep the notes field's own cut."""
+    return bool(_TO_YOU.search(clause) or _LEAVE_OUT.search(clause) or _ordered(clause))
+
+
 def notes(sentence: str) -> list[Proposal]:
     """A standing preference no field holds ("always include the price range"), kept
     in the user's words: a clause with a word that makes it standing, or an order to
-    the assistant (whether that order stands or was for once is the gate's call)."""
+    the assistant (whether that order stands or was for once is the gate's call). A
+    standing word in a clause that tells the assistant nothing has an origin of its own,
+    "standing", which `NOTE_MAX` does not cover."""
     marker = _STANDING.search(sentence) or _LEAVE_OUT.search(sentence)
     origin = "notes"
     if marker is None:
@@ -947,6 +1000,8 @@ def notes(sentence: str) -> list[Proposal]:
     start, end = clause_of(sentence, marker.start())
     if _take_backs(sentence, start, end):
         return []  # taken back, not asked for (`note_removals`)
+    if origin == "notes" and not _addressed(sentence[start:end]):
+        origin = "standing"  # "I always run on Sundays": a standing word, no one told
     said = _LEAD.sub("", sentence[start:end].strip(" ,—–-:")).strip()
     if not said or len(said.split()) > NOTE_WORDS:
         return []

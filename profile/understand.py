@@ -290,7 +290,7 @@ def candidates(text: str) -> list[Candidate]:
                 key = (candidate.op.kind, candidate.op.field, candidate.op.value)
                 if key in seen:
                     continue
-                if candidate.origin in ("notes", "request") and any(
+                if candidate.origin in ("notes", "standing", "request") and any(
                     a <= candidate.start < b for a, b in understood
                 ):
                     continue  # a note is only for what nothing else understood

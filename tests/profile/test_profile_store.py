@@ -312,6 +312,14 @@ def test_a_note_and_a_word_derived_from_it_are_one(take_back: str, held: str) ->
         "ночные поезда теперь норм, можно снова предлагать",
         "так що про громадський забудь, пропонуй маршрути для авто",
         "нічні потяги вже норм, можна знову пропонувати",
+        "you can skip the summary at the end from now on, I read the whole thing",
+        "the page count thing isn't needed anymore",
+        "no need for page numbers anymore, the course is over",
+        "you can use miles again, I moved to Ohio",
+        "парковку можно больше не проверять, машину продали",
+        "разделитель тысяч больше не нужен, отменяю",
+        "подяку в кінці листів можна прибрати",
+        "тривалість фільмів можна не писати, у мене відпустка",
     ],
 )
 def test_a_note_is_taken_back_in_more_words(take_back: str) -> None:
@@ -404,3 +412,32 @@ def test_a_take_back_that_names_two_notes_alike_ends_neither(
     (removal,) = note_removals("you can stop with the calories now")
     store.apply(ProfileDelta(ops=(removal.op,)), episode_id=2, source="rules")
     assert sorted(e.value for e in store.current().notes) == sorted(notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "origin"),
+    [
+        ("always include the price range", "notes"),
+        ("never use emojis", "notes"),
+        ("ужастики мне не предлагай никогда, я потом не сплю", "notes"),
+        ("завжди пиши, скільки часу займе рецепт", "notes"),
+        ("I always run on Sundays, it's kind of my thing", "standing"),
+        ("never again am I flying with that airline!!", "standing"),
+        ("always the same with this bus, 20 minutes late again", "standing"),
+        ("я завжди лягаю спати до одинадцятої", "standing"),
+        ("мій тренер завжди каже: ніколи не пропускай день ніг", "standing"),
+    ],
+)
+def test_a_standing_note_is_one_told_to_the_assistant(text: str, origin: str) -> None:
+    """A standing word alone is not an instruction: with no order, "you" or "please"
+    (and an order inside someone's words is theirs), the note keeps the field's own cut
+    rather than the standing notes' lower one (origin "standing")."""
+    from aniso.profile.slots import notes
+
+    assert [p.origin for p in notes(text)] == [origin]
+
+
+def test_never_mind_is_no_standing_word() -> None:
+    from aniso.profile.slots import notes
+
+    assert all(p.origin != "notes" for p in notes("ok never mind, forget what I asked"))
