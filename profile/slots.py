@@ -876,31 +876,35 @@ def _imperative(sentence: str) -> re.Match[str] | None:
 _TAKE_BACK_NOTE = re.compile(
     r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
     r"|listing|tracking|showing|writing)\b|\b(?:can|could)\s+stop\s+with\b"
-    r"|\b(?:you|u)\s+(?:can|could)\s+(?:skip|drop|ditch|forget)\b"
-    r"|\b(?:is|are|isn'?t|aren'?t)\s+(?:not\s+)?needed\s+any\s*more\b|\bno\s+need\s+for\b"
-    r"|\b(?:you|u)\s+can\s+(?:use|suggest|recommend|include|give|add|mention)\b[^.;!?]*\bagain\b"
+    r"|\b(?:is|are|isn'?t|aren'?t)\s+(?:not\s+)?needed\s+any\s*more\b"
+    r"|\bno\s+need\s+for\b[^.;!?]*\b(?:any\s*more|now)\b"
+    r"|\b(?:you|u)\s+can\s+(?:use|suggest|recommend|include|give|add|mention)\s+"
+    r"(?!(?:that|this|the\s+same|it)\b)[^.;!?]*\bagain\b"
     r"|\b(?:don'?t|no\s+need\s+to)\s+(?:include|add|mention|give|list|put)\b[^.;!?]*"
     r"\b(?:anymore|any\s+more)\b|\b(?:are|is)\s+(?:fine|ok|okay)\s+(?:now|again)\b"
     r"|\bi\s+take\s+(?:it|that)\s+back\b|\bforget\s+(?:about\s+)?the\b"
     r"|(?<![\w-])(?:больше\s+не\s+(?:нужн\w*|нужен|пиши|пишите|добавляй|указывай|надо)"
-    r"|можно\s+(?:больше\s+|уже\s+)?не\s+[^\W\d_]+|теперь\s+можно|отменяю|не\s+нужен\s+больше"
-    r"|можна\s+(?:більше\s+|вже\s+)?не\s+[^\W\d_]+|можна\s+прибрати|тепер\s+можна|відміняю|скасовую"
+    r"|можно\s+(?:больше|уже)\s+не\s+[^\W\d_]+|не\s+нужен\s+больше"
+    r"|можна\s+(?:більше|вже)\s+не\s+[^\W\d_]+"
+    r"|(?:отменяю|відміняю|скасовую)(?=\s*(?:[.!;)]|$))"
     r"|можешь\s+больше\s+не|забудь\s+(?:про|о|об)|уже\s+не\s+актуальн\w*"
     r"|більше\s+не\s+(?:треба|потрібн\w*|пиши|додавай|вказуй|діє)|можеш\s+більше\s+не"
     r"|вже\s+не\s+актуальн\w*|вже\s+ок|уже\s+ок|не\s+нужны\s+больше)(?![\w-])",
     re.IGNORECASE,
 )
 """Taking a standing instruction back ("you can stop adding packing lists", "калорийность
-больше не пиши"): the note it names ends (`vocab.named_note`)."""
+больше не пиши", "isn't needed anymore"): the note it names ends (`vocab.named_note`)."""
 _TAKE_BACK_WEAK = re.compile(
-    r"\b(?:can|could)\s+(?:skip|drop|ditch)\b|\b(?:are|is)\s+(?:totally|completely|actually"
-    r"|now)\s+(?:fine|ok|okay)\b|(?<![\w-])(?:(?:теперь|уже|тепер|вже)\s+норм\w*|можно\s+снова"
-    r"|снова\s+можно|можна\s+знову|знову\s+можна|забудь)(?![\w-])",
+    r"\b(?:can|could)\s+(?:skip|drop|ditch|forget)\b|\b(?:are|is)\s+(?:totally|completely"
+    r"|actually|now)\s+(?:fine|ok|okay)\b|(?<![\w-])(?:(?:теперь|уже|тепер|вже)\s+норм\w*"
+    r"|можно\s+снова|снова\s+можно|можна\s+знову|знову\s+можна|забудь|можно\s+не\s+[^\W\d_]+"
+    r"|можна\s+не\s+[^\W\d_]+|можна\s+прибрати|теперь\s+можно|тепер\s+можна)(?![\w-])",
     re.IGNORECASE,
 )
 """Words that take a note back only where the clause asks for nothing standing: "you
-can skip the cooking times now", "ночные поезда теперь норм", but not "list the stops i
-could skip every time" (a note asked for)."""
+can skip the cooking times now", "ночные поезда теперь норм", "можна не писати", but not
+"list the stops i could skip every time" or "можно не здороваться каждый раз" (notes
+asked for)."""
 _NOT_BEFORE = re.compile(r"(?<![\w-])(?:не|ні)\s+$", re.IGNORECASE)
 """"не забудь про калории" (don't forget) asks for what "забудь про калории" takes back."""
 
@@ -940,49 +944,89 @@ def note_removals(sentence: str) -> list[Proposal]:
 
 
 _TO_YOU = re.compile(
-    r"(?<![\w-])(?:you|your|u|ur|pls|please|plz|ты|вы|тебя|вас|тобой|вами|тебе|вам|твой"
-    r"|ваш|пожалуйста|ти|ви|тобі|тобою|вам|твій|будь\s+ласка)(?![\w-])",
+    r"(?<![\w-])(?:(?i:you|your|pls|please|plz|ты|вы|тебя|вас|тобой|вами|тебе|вам|твой|ваш"
+    r"|пожалуйста|ти|ви|тобі|тобою|твій|будь\s+ласка)(?!\s+(?:know|see)\b)|u(?![\w.-]))(?![\w-])"
+)
+"""Words that speak to the assistant; "you know" and "you see" are filler, and "U.S."
+no "u"."""
+_WISH = re.compile(
+    r"(?<![\w-])(?:want|wanna|would\s+like|i'?d\s+like|need|should|prefer|хочу|хотел\w*"
+    r"|хотіл\w*|нужн\w*|нужен|потрібн\w*|треба|надо|хочеться|хотелось\w*)(?![\w-])",
     re.IGNORECASE,
 )
-
-
+"""A wish, said of what the replies should be: "I want the calories listed every time",
+"мне всегда нужны калории"."""
+_STATES = re.compile(
+    r"(?<![\w-])(?:i|i'm|im|i've|we|we're|he|she|they|my|our|his|her|their|this|that|these"
+    r"|those|am)(?![\w-])|\b(?:never|always)\s+(?:again|the\s+same)\b",
+    re.IGNORECASE,
+)
+"""An English clause with a subject of its own, or an exclamation: "I always run on
+Sundays", "my colleague always signs off…", "never again am I flying…", "always the same
+with this bus"."""
 _EN_ORDER = re.compile(
-    r"^(?:(?:and|also|oh|ok|so|just)\s+)?(?:please\s+|pls\s+|plz\s+)?(?:(?:never|always)\s+)?"
-    r"(?:include|use|give|mention|add|show|list|keep|write|put|group|convert|tell|avoid|skip"
-    r"|suggest|recommend|send|reply|answer|respond|remind|round|cite|link|start|end|sign|format"
-    r"|explain|translate|check|say|call|address|assume|remember|note|stick\s+to|don'?t|do\s+not)\b",
+    r"^(?:(?:and|also|oh|ok|okay|so|just|but|then)\s+){0,3}(?:please\s+|pls\s+|plz\s+)?"
+    r"(?:(?:never|always)\s+(?!(?:again|the|a|an|my|i|same|been|was|is|are)\b)[a-z]"
+    r"|(?:include|use|give|mention|add|show|list|keep|write|put|group|convert|tell|avoid|skip"
+    r"|suggest|recommend|send|reply|answer|respond|remind|round|cite|link|start|end|sign"
+    r"|format|explain|translate|check|say|call|address|assume|remember|note|stick\s+to|don'?t"
+    r"|do\s+not|be|ask|let|warn|try|double-check|make|book)\b)",
     re.IGNORECASE,
 )
-"""An English clause that opens with an order; "never" and "always" only before one
-("never use emojis", but not "never again am I flying with them")."""
+"""An English clause or part of one that opens with an order; "never" and "always" before
+any word but "again", "the same" and the like ("never book flights before 8am")."""
 _SAYING = re.compile(
     r"(?<![\w-])(?:says?|said|tells?|told|говорит|говорил\w*|сказал\w*|каже|казав\w*"
     r"|казала|говорить|сказав\w*)(?![\w-])",
     re.IGNORECASE,
 )
-"""A verb of saying: an order after it is someone's words ("мій тренер завжди каже:
-ніколи не пропускай день ніг"), not the user's to the assistant."""
+"""A verb of saying: an order after it is someone else's words ("мій тренер завжди
+каже: ніколи не пропускай день ніг"); after "я" it is the user's own ("я же говорил,
+всегда пиши калории")."""
+_SELF = re.compile(r"(?<![\w-])(?:я|i)(?![\w-])", re.IGNORECASE)
+_SEGMENT = re.compile(r"[^,;:—–]+")
 
 
 def _ordered(clause: str) -> bool:
     """Whether the clause orders the assistant: a Russian or Ukrainian imperative that is
-    not a standing word the dictionary also reads as one ("завжди"), and not after a
-    verb of saying; or an English clause that opens with an order (`_EN_ORDER`)."""
+    not a standing word the dictionary also reads as one ("завжди"), and not in someone
+    else's words; or a part of it between commas that opens with an English order."""
     for m in re.finditer(r"[\w'ʼ-]+", clause):
         word = m.group()
         if not morph.is_cyrillic(word) or _STANDING.fullmatch(word):
             continue
-        if morph.is_imperative(word) and not _SAYING.search(clause, 0, m.start()):
-            return True
-    return _EN_ORDER.search(clause.strip()) is not None
+        if morph.is_imperative(word):
+            said = _SAYING.search(clause, 0, m.start())
+            if said is None or _SELF.search(clause, 0, said.start()):
+                return True
+    return any(_EN_ORDER.search(part.group().strip()) for part in _SEGMENT.finditer(clause))
+
+
+def _tells_of_someone(clause: str) -> bool:
+    """Whether the clause states something of someone (the user, another person, a
+    thing) rather than asking for anything: an English subject or exclamation
+    (`_STATES`), or a Russian or Ukrainian verb in the first or third person or the
+    past ("я завжди лягаю спати до одинадцятої", "подруга завжди купує")."""
+    if _STATES.search(clause):
+        return True
+    ukrainian = bool(re.search(r"[іїєґ]", clause, re.IGNORECASE))
+    return any(
+        morph.verb_form(w, ukrainian=ukrainian) in ("v1", "v3", "past_sg", "past_pl")
+        for w in re.findall(r"[\w'ʼ-]+", clause)
+        if morph.is_cyrillic(w)
+    )
 
 
 def _addressed(clause: str) -> bool:
-    """Whether a clause speaks to the assistant: an order, "you", "please", or an
-    element of the reply left out. A standing note is an instruction; "I always run on
-    Sundays", "my colleague always signs off with 'cheers'" and "ніколи більше 😅" have
-    the standing word and no one to tell, and keep the notes field's own cut."""
-    return bool(_TO_YOU.search(clause) or _LEAVE_OUT.search(clause) or _ordered(clause))
+    """Whether a standing clause is an instruction to the assistant. It is unless it
+    states something of someone and neither asks nor orders: "I always run on Sundays",
+    "my colleague always signs off with 'cheers'", "never again am I flying with them"
+    and "я завжди лягаю спати до одинадцятої" are not; "в рецептах всегда граммы", "I
+    want the calories listed every time" and "always be honest with me" are. A standing
+    word in a clause that is not keeps the global cut (origin "standing")."""
+    if _TO_YOU.search(clause) or _LEAVE_OUT.search(clause) or _WISH.search(clause):
+        return True
+    return _ordered(clause) or not _tells_of_someone(clause)
 
 
 def notes(sentence: str) -> list[Proposal]:

@@ -312,7 +312,6 @@ def test_a_note_and_a_word_derived_from_it_are_one(take_back: str, held: str) ->
         "ночные поезда теперь норм, можно снова предлагать",
         "так що про громадський забудь, пропонуй маршрути для авто",
         "нічні потяги вже норм, можна знову пропонувати",
-        "you can skip the summary at the end from now on, I read the whole thing",
         "the page count thing isn't needed anymore",
         "no need for page numbers anymore, the course is over",
         "you can use miles again, I moved to Ohio",
@@ -326,6 +325,12 @@ def test_a_note_is_taken_back_in_more_words(take_back: str) -> None:
     from aniso.profile.slots import note_removals
 
     assert [p.op.kind for p in note_removals(take_back)] == ["remove"]
+    for one_off in (  # the same words, said of one thing once
+        "you can suggest that restaurant again, I liked it",
+        "no need for a long answer, just tell me the time in Tokyo",
+        "отменяю встречу в пятницу, перенеси на понедельник",
+    ):
+        assert note_removals(one_off) == [], one_off
 
 
 @pytest.mark.parametrize(
@@ -338,6 +343,9 @@ def test_a_note_is_taken_back_in_more_words(take_back: str) -> None:
         "stop with the emojis please",
         "from now on drop the intros",
         "every time you plan a trip, list the stops i could skip",
+        "можно не здороваться каждый раз",
+        "отменяю встречу, всегда напоминай мне за день",
+        "no need for small talk, always get to the point",
     ],
 )
 def test_a_note_asked_for_is_not_taken_back(text: str) -> None:
@@ -421,6 +429,13 @@ def test_a_take_back_that_names_two_notes_alike_ends_neither(
         ("never use emojis", "notes"),
         ("ужастики мне не предлагай никогда, я потом не сплю", "notes"),
         ("завжди пиши, скільки часу займе рецепт", "notes"),
+        ("oh and always include the price range", "notes"),
+        ("if I ask about flights, never book anything without asking", "notes"),
+        ("в рецептах всегда граммы", "notes"),
+        ("I want the calories listed every time", "notes"),
+        ("я же говорил, всегда пиши калории", "notes"),
+        ("I always fly U.S. carriers", "standing"),
+        ("I always run on Sundays, you know", "standing"),
         ("I always run on Sundays, it's kind of my thing", "standing"),
         ("never again am I flying with that airline!!", "standing"),
         ("always the same with this bus, 20 minutes late again", "standing"),
