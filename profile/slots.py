@@ -917,28 +917,26 @@ def _takes_back(sentence: str, m: re.Match[str], start: int, end: int) -> bool:
     return m.re is _TAKE_BACK_NOTE or not _STANDING.search(sentence, start, end)
 
 
-def _take_backs(sentence: str, start: int = 0, end: int | None = None) -> list[re.Match[str]]:
-    """The take-backs of a note in sentence[start:end], in order (`_takes_back`)."""
+def _take_backs(sentence: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """The clauses that take a note back in sentence[start:end], in order, each once
+    ("is fine now, you can drop it" is one take-back; `_takes_back`)."""
     end = len(sentence) if end is None else end
-    found = []
+    found = set()
     for pattern in (_TAKE_BACK_NOTE, _TAKE_BACK_WEAK):
         for m in pattern.finditer(sentence, start, end):
             lo, hi = clause_of(sentence, m.start())
             if _takes_back(sentence, m, lo, hi):
-                found.append(m)
-    return sorted(found, key=lambda m: m.start())
+                found.add((lo, hi))
+    return sorted(found)
 
 
 def note_removals(sentence: str) -> list[Proposal]:
     """A note taken back, in the user's words; the store ends the held note it names
     most plainly (`vocab.named_note`), and nothing when none or several tie."""
     found = []
-    clauses: set[tuple[int, int]] = set()
-    for m in _take_backs(sentence):
-        start, end = clause_of(sentence, m.start())
+    for start, end in _take_backs(sentence):
         said = sentence[start:end].strip(" ,—–-:")
-        if said and (start, end) not in clauses:  # "is fine now, you can drop it": once
-            clauses.add((start, end))
+        if said:
             found.append(Proposal(make_op("remove", "notes", said, said), start, end, "reversal"))
     return found
 
@@ -991,9 +989,9 @@ def _ordered(clause: str) -> bool:
     """Whether the clause orders the assistant: a Russian or Ukrainian imperative that is
     not a standing word the dictionary also reads as one ("завжди"), and not in someone
     else's words; or a part of it between commas that opens with an English order."""
-    for m in re.finditer(r"[\w'ʼ-]+", clause):
+    for m in morph.WORD.finditer(clause):
         word = m.group()
-        if not morph.is_cyrillic(word) or _STANDING.fullmatch(word):
+        if _STANDING.fullmatch(word):
             continue
         if morph.is_imperative(word):
             said = _SAYING.search(clause, 0, m.start())
@@ -1009,11 +1007,10 @@ def _tells_of_someone(clause: str) -> bool:
     past ("я завжди лягаю спати до одинадцятої", "подруга завжди купує")."""
     if _STATES.search(clause):
         return True
-    ukrainian = bool(re.search(r"[іїєґ]", clause, re.IGNORECASE))
+    ukrainian = morph.has_ukrainian_letters(clause)
     return any(
         morph.verb_form(w, ukrainian=ukrainian) in ("v1", "v3", "past_sg", "past_pl")
-        for w in re.findall(r"[\w'ʼ-]+", clause)
-        if morph.is_cyrillic(w)
+        for w in morph.WORD.findall(clause)
     )
 
 

@@ -304,28 +304,21 @@ def _filler_forms() -> frozenset[str]:
     return NOTE_FILLER | lemmas
 
 
-def _note_words(text: str) -> set[str]:
-    """A note's content words, each as its lemma (or English stem), filler left out by its
-    written form and by its lemma."""
+def _note_words(text: str) -> tuple[set[str], set[str]]:
+    """A note's content words, each as its lemma (or English stem) and as its Snowball
+    stem (for `_derived`); filler is left out by its written form and by its lemma."""
     filler = _filler_forms()
-    found = set()
+    lemmas, stems = set(), set()
     for word in re.findall(r"[\w'ʼ]+", text.lower()):
         if len(word) < 4 or word in filler:
             continue
         lemma = lexicon.lemma(word)
-        if len(lemma) >= 3 and lemma not in filler:
-            found.add(lemma)
-    return found
-
-
-def _note_stems(text: str) -> set[str]:
-    """A note's content words as Snowball stems, for `_derived`."""
-    filler = _filler_forms()
-    return {
-        lexicon.stem(word)
-        for word in re.findall(r"[\w'ʼ]+", text.lower())
-        if len(word) >= 4 and word not in filler and lexicon.lemma(word) not in filler
-    }
+        if lemma in filler:
+            continue
+        if len(lemma) >= 3:
+            lemmas.add(lemma)
+        stems.add(lexicon.stem(word))
+    return lemmas, stems
 
 
 NOTE_STEM = 5
@@ -340,14 +333,14 @@ def _derived(a: str, b: str) -> bool:
     return len(short) >= NOTE_STEM and long.startswith(short)
 
 
-def _shared(removal: str, held: str) -> int:
-    """How plainly `removal` names `held`: two for each content word they share (the same
-    lemma or stem), one for each word derived from one of `held`'s (`_derived`)."""
-    said, kept = _note_words(removal), _note_words(held)
-    shared = len(said & kept)
-    said_stems, kept_stems = _note_stems(removal), _note_stems(held)
+def _shared(said: tuple[set[str], set[str]], held: str) -> int:
+    """How plainly a take-back's words (`_note_words`) name `held`: two for each content
+    word they share (the same lemma or stem), one for each word derived from one of
+    `held`'s (`_derived`)."""
+    said_lemmas, said_stems = said
+    kept_lemmas, kept_stems = _note_words(held)
     derived = {a for a in said_stems for k in kept_stems if a != k and _derived(a, k)}
-    return 2 * shared + len(derived)
+    return 2 * len(said_lemmas & kept_lemmas) + len(derived)
 
 
 def same_note(removal: str, held: str) -> bool:
@@ -355,7 +348,7 @@ def same_note(removal: str, held: str) -> bool:
     held note `held` ("always add a packing list"): notes are kept in the user's words,
     so they match by a shared content word (lemma or stem, or one word's stem beginning
     the other's), not by equality."""
-    return _shared(removal, held) > 0
+    return _shared(_note_words(removal), held) > 0
 
 
 def named_note(removal: str, held: list[str]) -> int | None:
@@ -363,7 +356,8 @@ def named_note(removal: str, held: list[str]) -> int | None:
     with, or None when none shares one or two tie. "нічні потяги вже норм, можна знову"
     ends "ніколи не пропонуй нічні потяги" and leaves "ніколи не пропонуй страви з
     грибами", though both are about what to suggest."""
-    scores = [_shared(removal, note) for note in held]
+    said = _note_words(removal)
+    scores = [_shared(said, note) for note in held]
     best = max(scores, default=0)
     if best == 0 or scores.count(best) > 1:
         return None

@@ -275,6 +275,13 @@ class Choice:
     field_thresholds: dict[str, float] = field(default_factory=dict)
 
 
+def _capped(cut: np.ndarray, removal: np.ndarray, standing: np.ndarray) -> np.ndarray:
+    """The cuts under the caps that hold whatever the search chose, as `gate.Model.cut`
+    applies them: a removal's (`REMOVE_MAX`) and a standing note's (`NOTE_MAX`)."""
+    cut = np.where(removal, np.minimum(cut, REMOVE_MAX), cut)
+    return np.where(standing, np.minimum(cut, NOTE_MAX), cut)
+
+
 def choose(
     found: list[Example], predictions_by_l2: dict[float, np.ndarray], distractors: int
 ) -> Choice:
@@ -289,9 +296,7 @@ def choose(
     for l2, predictions in predictions_by_l2.items():
         for threshold in THRESHOLDS:
             for rules_threshold in (t for t in THRESHOLDS if t <= min(threshold, RULES_MAX)):
-                cut = np.where(ruled, rules_threshold, threshold)
-                cut = np.where(removal, np.minimum(cut, REMOVE_MAX), cut)
-                cut = np.where(standing, np.minimum(cut, NOTE_MAX), cut)
+                cut = _capped(np.where(ruled, rules_threshold, threshold), removal, standing)
                 changed = len(set(keys[(predictions >= cut) & (keys != "")]))
                 results.append(
                     Choice(
@@ -331,9 +336,7 @@ def by_field(
 
     def evaluate(thresholds: dict[str, float]) -> tuple[float, float]:
         cut = np.array([thresholds.get(f, choice.threshold) for f in fields])
-        cut = np.where(ruled, choice.rules_threshold, cut)
-        cut = np.where(removal, np.minimum(cut, REMOVE_MAX), cut)
-        cut = np.where(standing, np.minimum(cut, NOTE_MAX), cut)
+        cut = _capped(np.where(ruled, choice.rules_threshold, cut), removal, standing)
         changed = len(set(keys[(predictions >= cut) & (keys != "")]))
         return score(y, w, predictions, cut), changed / max(1, distractors)
 
