@@ -46,8 +46,10 @@ def _parse(lang: str, word: str) -> list[Any]:
     return list(_analyser(lang).parse(word))
 
 
-def _order(word: str) -> tuple[str, str]:
-    return ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
+def _order(word: str, *, ukrainian: bool = False) -> tuple[str, str]:
+    """The dictionaries to ask, likelier first: Ukrainian for a word with a letter only
+    Ukrainian uses, or for any word of a Ukrainian message (`ukrainian`)."""
+    return ("uk", "ru") if ukrainian or _UKRAINIAN.search(word) else ("ru", "uk")
 
 
 Reading = tuple[str, str, str]
@@ -99,11 +101,16 @@ def place_lemmas(word: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=65536)
-def lemma(word: str) -> str:
+def lemma(word: str, *, ukrainian: bool = False) -> str:
     """The likeliest dictionary form. The likelier language's dictionary answers
-    alone when it knows the word, which halves the cost of lemmatising a lexicon."""
+    alone when it knows the word, which halves the cost of lemmatising a lexicon.
+
+    `ukrainian`: the word stands in a Ukrainian message, so the Ukrainian dictionary
+    is asked first even when the word has no letter of its own: "шукаю роботу" is
+    looking for work ("робота"), where Russian reads a robot ("робот"), and "два роки"
+    is two years ("рік"), not rock ("рок")."""
     word = word.lower().replace("ʼ", "'").replace("’", "'")
-    first, second = _order(word)
+    first, second = _order(word, ukrainian=ukrainian)
     found = _parse(first, word)
     if found and _known(found[0]):
         return str(found[0].normal_form)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aniso.profile import extract_rules
-from aniso.profile.lexicon import lookup
+from aniso.profile.lexicon import lookup, mentions
 from aniso.profile.schedule import describe
 from aniso.profile.understand import candidates
 from aniso.profile.vocab import normalise, restates
@@ -228,6 +228,31 @@ def test_ops_come_in_the_order_stated() -> None:
 def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
     term = lookup(phrase)
     assert term is not None and term.canonical == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "absent", "present"),
+    [
+        # Russian reads "роки" as fates or rock ("рок"), Ukrainian as years ("рік").
+        ("живу в Тбілісі вже два роки, люблю хінкалі", "rock", "khinkali"),
+        ("займаюсь кросфітом вже два роки", "rock", "crossfit"),
+        # "тата" is dad's ("тато"), not tattoos.
+        ("порадь подарунок для тата, він рибалка", "tattoos", None),
+        # The Ukrainian dictionary finds what the Russian one misread.
+        ("в дитинстві баба мене годувала таким гострим", None, "spicy food"),
+        ("порадь рецепт з сочевицею і рисом", None, "lentils"),
+    ],
+)
+def test_a_ukrainian_message_is_read_by_the_ukrainian_dictionary(
+    text: str, absent: str | None, present: str | None
+) -> None:
+    found = {m.term.canonical for m in mentions(text)}
+    assert absent is None or absent not in found
+    assert present is None or present in found
+
+
+def test_a_russian_message_keeps_its_reading() -> None:
+    assert "rock" in {m.term.canonical for m in mentions("слушаю рок и джаз")}
 
 
 @pytest.mark.parametrize(
