@@ -53,7 +53,8 @@ def warm() -> None:
     """Build the rules' word and place indexes now. They take seconds and are built
     once per process, on first use; built early (off the chat thread), the first
     message does not wait for them."""
-    from aniso.profile import lexicon, places
+    from aniso.profile import lexicon, morph, places
 
     lexicon.mentions("")
     places.lookup("")
+    morph.more_ukrainian("")

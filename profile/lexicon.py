@@ -156,16 +156,15 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 @lru_cache(maxsize=65536)
-def lemma(word: str, *, ukrainian: bool = False) -> str:
-    """The dictionary form of a Russian or Ukrainian word (pymorphy3), else its stem;
-    `ukrainian` when the word stands in a Ukrainian message (`morph.lemma`).
+def lemma(word: str) -> str:
+    """The dictionary form of a Russian or Ukrainian word (pymorphy3), else its stem.
 
     The Russian Snowball stemmer folds Ukrainian endings only now and then
     ("фотографією" and "фотографія" stem apart); the dictionary does not miss."""
     from aniso.profile import morph
 
     word = normalise_word(word)
-    return morph.lemma(word, ukrainian=ukrainian) if _CYRILLIC.search(word) else stem(word)
+    return morph.lemma(word) if _CYRILLIC.search(word) else stem(word)
 
 
 @cache
@@ -233,34 +232,31 @@ def mentions(text: str) -> list[Mention]:
 
 @lru_cache(maxsize=4096)
 def _mentions(text: str) -> tuple[Mention, ...]:
-    from aniso.profile import morph
-
     found: list[Mention] = []
     words = tokens(text)
     index = _index()
     position = 0
     cyrillic = bool(_CYRILLIC.search(text))
-    # A Ukrainian message's words are read as Ukrainian first, whatever their letters.
-    ukrainian = cyrillic and morph.has_ukrainian_letters(text)
     lemmas = [lemma(text[w[1] : w[2]]) for w in words] if cyrillic else []
     while position < len(words):
         for size in range(min(_longest(), len(words) - position), 0, -1):
             term = None
             if cyrillic:
                 term = index.get(("=", *lemmas[position : position + size]))
-            by_stem = term is None
-            if by_stem:
+            if term is None:
                 term = index.get(tuple(w[0] for w in words[position : position + size]))
-            # A one-word match the dictionary contradicts is dropped: a stem's in any
-            # Cyrillic text, and any in a Ukrainian one, where "два роки" are years
-            # ("рік"), not rock ("рок"), whatever the Russian reading says.
+                if (
+                    term is not None
+                    and cyrillic
+                    and size == 1
+                    and _stem_misleads(text[words[position][1] : words[position][2]], term)
+                ):
+                    term = None
             if (
                 term is not None
+                and cyrillic
                 and size == 1
-                and ((by_stem and cyrillic) or ukrainian)
-                and _stem_misleads(
-                    text[words[position][1] : words[position][2]], term, ukrainian=ukrainian
-                )
+                and _ukrainian_misleads(text[words[position][1] : words[position][2]], term)
             ):
                 term = None
             if term is not None:
@@ -272,23 +268,42 @@ def _mentions(text: str) -> tuple[Mention, ...]:
     return tuple(found)
 
 
-def _stem_misleads(word: str, term: Term, *, ukrainian: bool = False) -> bool:
+def _stem_misleads(word: str, term: Term) -> bool:
     """A stem match the dictionary contradicts: "сырой" (raw) shares the stem of "сыр"
     (cheese), "готовлюсь" (I prepare) that of "готовить" (to cook). When the dictionary
     knows the word and its lemma is none of the term's, the stem is a coincidence."""
     from aniso.profile import morph
 
-    if not morph.is_known(word):
-        return False
-    said = lemma(word, ukrainian=ukrainian)
-    return said not in _lemmas_of(term) and said not in _lemmas_of(term, ukrainian=ukrainian)
+    return morph.is_known(word) and lemma(word) not in _lemmas_of(term)
 
 
 @lru_cache(maxsize=4096)
-def _lemmas_of(term: Term, *, ukrainian: bool = False) -> frozenset[str]:
-    return frozenset(
-        lemma(part, ukrainian=ukrainian) for word in term.words for part in _WORD.findall(word)
-    )
+def _lemmas_of(term: Term) -> frozenset[str]:
+    return frozenset(lemma(part) for word in term.words for part in _WORD.findall(word))
+
+
+def _ukrainian_misleads(word: str, term: Term) -> bool:
+    """A one-word match on a Ukrainian word that the Ukrainian dictionary contradicts:
+    the word is more Ukrainian than Russian (`morph.more_ukrainian`), and none of the
+    Ukrainian dictionary's readings of it is one of the term's words, by lemma or by
+    stem. The Russian reading decides matches first, and most Ukrainian words have no
+    letter of their own, so Russian read "вже два роки" (two years, "рік") as rock
+    ("рок"). A reading sharing a stem with the term is the same word in another normal
+    form ("рослина" for "рослини"). The word is read as written, apostrophe and all."""
+    from aniso.profile import morph
+
+    if not morph.more_ukrainian(word):
+        return False
+    readings = {normalise_word(found) for found in morph.known_lemmas("uk", word)}
+    if not readings:
+        return False
+    return (readings | {stem(found) for found in readings}).isdisjoint(_forms_of(term))
+
+
+@lru_cache(maxsize=4096)
+def _forms_of(term: Term) -> frozenset[str]:
+    """A term's words as lemmas and as stems."""
+    return _lemmas_of(term) | {stem(part) for word in term.words for part in _WORD.findall(word)}
 
 
 def lookup(phrase: str) -> Term | None:
