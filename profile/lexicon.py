@@ -243,22 +243,13 @@ def _mentions(text: str) -> tuple[Mention, ...]:
             term = None
             if cyrillic:
                 term = index.get(("=", *lemmas[position : position + size]))
-            if term is None:
+            by_stem = term is None
+            if by_stem:
                 term = index.get(tuple(w[0] for w in words[position : position + size]))
-                if (
-                    term is not None
-                    and cyrillic
-                    and size == 1
-                    and _stem_misleads(text[words[position][1] : words[position][2]], term)
-                ):
+            if term is not None and cyrillic and size == 1:
+                said = text[words[position][1] : words[position][2]]
+                if (by_stem and _stem_misleads(said, term)) or _ukrainian_misleads(said, term):
                     term = None
-            if (
-                term is not None
-                and cyrillic
-                and size == 1
-                and _ukrainian_misleads(text[words[position][1] : words[position][2]], term)
-            ):
-                term = None
             if term is not None:
                 found.append(Mention(term, words[position][1], words[position + size - 1][2]))
                 position += size
