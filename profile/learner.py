@@ -50,9 +50,9 @@ class ProfileLearner:
 
 
 def warm() -> None:
-    """Build the rules' word and place indexes now. They take seconds and are built
-    once per process, on first use; built early (off the chat thread), the first
-    message does not wait for them."""
+    """Build the rules' word and place indexes and the table of Ukrainian words now.
+    They take seconds and are built once per process, on first use; built early (off
+    the chat thread), the first message does not wait for them."""
     from aniso.profile import lexicon, morph, places
 
     lexicon.mentions("")

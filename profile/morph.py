@@ -22,6 +22,11 @@ WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
 """A Russian or Ukrainian word, apostrophes and hyphens inside ("п'ю", "по-людськи")."""
 
 
+def _lowered(word: str) -> str:
+    """A word as the dictionaries list it: lower case, one apostrophe ("п'ю", not "пʼю")."""
+    return word.lower().replace("ʼ", "'").replace("’", "'")
+
+
 def is_cyrillic(text: str) -> bool:
     return bool(_CYRILLIC.search(text))
 
@@ -65,7 +70,7 @@ def parses(word: str) -> tuple[Reading, ...]:
     tracking, and not pymorphy3's Parse objects: 26,000 cached words held 1.1 million
     objects, and each full collection walked them all (0.4 s once the test part of
     the labelled set had been read; a 165 ms stall inside one message)."""
-    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    word = _lowered(word)
     return tuple(r for lang in _order(word) for r in readings(lang, word))
 
 
@@ -74,7 +79,7 @@ def readings(lang: str, word: str) -> tuple[Reading, ...]:
     """One dictionary's analyses of a word ("ru" or "uk"), as strings: where the
     language is known, as in a currency's Ukrainian name, the other dictionary's
     guesses only mislead ("гривня" read as Russian is a form of "гривень")."""
-    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    word = _lowered(word)
     return tuple((str(p.normal_form), str(p.tag), str(p.tag.POS or "")) for p in _parse(lang, word))
 
 
@@ -104,7 +109,7 @@ def place_lemmas(word: str) -> list[str]:
 def lemma(word: str) -> str:
     """The likeliest dictionary form. The likelier language's dictionary answers
     alone when it knows the word, which halves the cost of lemmatising a lexicon."""
-    word = word.lower().replace("ʼ", "'").replace("’", "'")
+    word = _lowered(word)
     first, second = _order(word)
     found = _parse(first, word)
     if found and _known(found[0]):
@@ -121,24 +126,29 @@ def known_lemmas(lang: str, word: str) -> frozenset[str]:
     ending left out. All of them, not the first: the Ukrainian dictionary does not rank
     its readings ("морю" comes as the verb "морити" before the sea), so a test against
     it must accept any."""
-    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    lowered = _lowered(word)
     return frozenset(str(p.normal_form) for p in _parse(lang, lowered) if _known(p))
 
 
 UKRAINIAN_ZIPF = 3.0
 """How common (wordfreq's Zipf scale) a word must be in Ukrainian to be read as a
-Ukrainian word by `more_ukrainian`: "роки" is 5.7, "татом" 3.7; rarer words seldom
-meet a lexicon term by accident, and the table stays small (about 42,000 words, 13 ms
-to load)."""
+Ukrainian word by `more_ukrainian`: "роки" is 5.7, "пив" 3.9; rarer words seldom meet a
+lexicon term by accident, and the table stays small (about 37,000 words, 20 ms to
+load)."""
+UKRAINIAN_MARGIN = 1.0
+"""How much more common (in Zipf, so ten times) a word must be in Ukrainian than in
+Russian: "поет" is a Ukrainian poet (4.5) but also how Russians write "поёт" (sings,
+4.1 and 3.8 with the ё), and is no Ukrainian word for the lexicon's purposes; "роки"
+(5.7 against 2.9) is."""
 
 
 def more_ukrainian(word: str) -> bool:
-    """Whether a word is written more often in Ukrainian than in Russian, by wordfreq's
-    counts: "роки" (years; 5.7 against 2.9) is, "суши" and "мясном" are not. Letters
-    cannot say it (most Ukrainian words have none of their own), and a whole message's
-    language cannot either: Ukrainian users write Russian words, and one Ukrainian
-    place does not make a Russian sentence Ukrainian."""
-    return word.lower().replace("ʼ", "'").replace("’", "'") in _more_ukrainian()
+    """Whether a word is written far more often in Ukrainian than in Russian, by
+    wordfreq's counts: "роки" (years; 5.7 against 2.9) is, "суши", "мясном" and "поет"
+    are not. Letters cannot say it (most Ukrainian words have none of their own), and a
+    whole message's language cannot either: Ukrainian users write Russian words, and one
+    Ukrainian place does not make a Russian sentence Ukrainian."""
+    return _lowered(word) in _more_ukrainian()
 
 
 @functools.cache
@@ -156,12 +166,17 @@ def _more_ukrainian() -> frozenset[str]:
 def _build_more_ukrainian() -> frozenset[str]:
     from wordfreq import get_frequency_dict
 
-    ukrainian, russian = get_frequency_dict("uk"), get_frequency_dict("ru")
-    floor = 10 ** (UKRAINIAN_ZIPF - 9)
+    ukrainian = get_frequency_dict("uk")
+    # Russians mostly write "е" for "ё": "поёт" counts for "поет" too.
+    russian: dict[str, float] = {}
+    for word, frequency in get_frequency_dict("ru").items():
+        plain = word.replace("ё", "е")
+        russian[plain] = russian.get(plain, 0.0) + frequency
+    floor, margin = 10 ** (UKRAINIAN_ZIPF - 9), 10**UKRAINIAN_MARGIN
     return frozenset(
         word
         for word, frequency in ukrainian.items()
-        if frequency >= floor and frequency > russian.get(word, 0.0) and is_cyrillic(word)
+        if frequency >= floor and frequency >= margin * russian.get(word, 0.0) and is_cyrillic(word)
     )
 
 
@@ -180,7 +195,7 @@ def first_name(word: str) -> str:
     """A first name in the nominative, capitalised: "Оксаною" -> "Оксана". Inflected,
     not the dictionary's normal form, which for some women's names is the man's
     ("Евгения" -> "евгений")."""
-    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    lowered = _lowered(word)
     names: list[Any] = []
     for lang in _order(lowered):  # the likelier language's dictionary first, alone
         names = names or [p for p in _parse(lang, lowered) if "Name" in str(p.tag)]
@@ -238,7 +253,7 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
     is a Ukrainian verb, and a Russian dictionary reads it as a name."""
     if not is_cyrillic(word) or " " in word.strip():
         return None
-    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    lowered = _lowered(word)
     order = _order(lowered, ukrainian=ukrainian)
     tag = None
     for lang in order:
@@ -275,7 +290,7 @@ def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
     dictionary's are not, so any nominative reading counts."""
     if not is_cyrillic(word):
         return False
-    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    lowered = _lowered(word)
     order = _order(lowered, ukrainian=ukrainian)
     for lang in order:
         found = [p for p in _parse(lang, lowered) if _known(p)]
@@ -289,7 +304,7 @@ def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
 
 def is_known(word: str) -> bool:
     """Whether either dictionary knows the word (not a guess from its ending)."""
-    lowered = word.lower().replace("ʼ", "'").replace("’", "'")
+    lowered = _lowered(word)
     return any(_known(p) for lang in _order(lowered) for p in _parse(lang, lowered)[:1])
 
 

@@ -248,6 +248,8 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("я дуже люблю суши і роли", None, "sushi"),
         ("Переехала в Київ, не ем ничего мясного", None, "meat"),
         ("слушаю рок и джаз", None, "rock"),
+        # "поет" is a Ukrainian poet, and how Russians type "поёт" (sings).
+        ("она так красиво поет", None, "singing"),
     ],
 )
 def test_a_ukrainian_word_is_read_by_the_ukrainian_dictionary(
