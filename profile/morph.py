@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Any
 
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
@@ -155,8 +156,6 @@ def more_ukrainian(word: str) -> bool:
 def _more_ukrainian() -> frozenset[str]:
     """The table, built once per install (wordfreq's two lists take a second to load,
     too long for a message) and read from the cache dir after."""
-    from pathlib import Path
-
     from aniso.core.cache import key_of, load_or_build
 
     key = key_of([Path(__file__)], ["wordfreq"])
@@ -164,6 +163,8 @@ def _more_ukrainian() -> frozenset[str]:
 
 
 def _build_more_ukrainian() -> frozenset[str]:
+    """The Cyrillic words of wordfreq's Ukrainian list common enough (`UKRAINIAN_ZIPF`)
+    and far more common than in its Russian list (`UKRAINIAN_MARGIN`)."""
     from wordfreq import get_frequency_dict
 
     ukrainian = get_frequency_dict("uk")
