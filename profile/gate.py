@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from aniso.profile import lexicon, morph, vocab
+from aniso.profile import lexicon, morph, places, slots, vocab
 from aniso.profile.delta import Op
 from aniso.profile.model import is_list_field
 from aniso.profile.slots import clause_of
@@ -332,8 +332,8 @@ field holds."""
 _WHO = frozenset(
     {
         "other_closer", "self:none", "self_clause", "other_clause", "v1_clause",
-        "p:self", "p:we", "p:other", "p:v1", "p:v3", "p:past_sg", "p:past_pl", "p:nobody",
-        "p:other_subj", "reported",
+        "p:self", "p:we", "p:other", "p:other_obj", "p:v1", "p:v3", "p:past_sg",
+        "p:past_pl", "p:nobody", "p:other_subj", "reported",
     }
 )  # fmt: skip
 """The cues of who the value belongs to, crossed with what the field holds."""
@@ -376,12 +376,30 @@ def home_features(sentence: str, start: int, words: list[tuple[str, int, int]]) 
     """How near the words of living stand to a place. A sentence may name several
     ("живу в мск, но родители в Иркутске", "from Bergen, but I live in Graz now"), and
     the user's home is the one by "live", "moved", "мешкаю", "тут": the same cue in every
-    language and for every city, where the words just before the place are a lemma each."""
+    language and for every city, where the words just before the place are a lemma each.
+    A place that another one stands nearer those words than ("x:home:rival": the
+    parents' Irkutsk beside "живу в Москве") is less likely the home, whatever its own
+    distance; a former home or a move's source is no rival (`slots.former_home`)."""
     homes = _home_words(sentence, words)
     if not homes:
         return ["x:home:none"]
-    index = sum(1 for _, s, _ in words if s < start)
-    return [f"x:home:{_distance(min(abs(index - h) for h in homes))}"]
+
+    def gap(at: int) -> int:
+        index = sum(1 for _, s, _ in words if s < at)
+        return min(abs(index - h) for h in homes)
+
+    mine = gap(start)
+    found = [f"x:home:{_distance(mine)}"]
+    rivals = [
+        m.start
+        for m in places.mentions(sentence)
+        if m.start != start
+        and not slots.former_home(sentence, m.start)
+        and not slots.moved_from(sentence, m.start)
+    ]
+    if any(gap(at) < mine for at in rivals):
+        found.append("x:home:rival")
+    return found
 
 
 def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:
@@ -562,11 +580,13 @@ def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, 
         elif lowered in WE:
             found.add("p:we")
         elif _is_other(word):
-            found.add("p:other")
+            # "переехала к сестре в Сочи", "moved in with my daughter": someone else is
+            # named, but as whom the user moved to, not who moved.
+            found.add("p:other" if "p:other_subj" in found else "p:other_obj")
         form = morph.verb_form(lowered, ukrainian=ukrainian)
         if form:
             found.add(f"p:{form}")
-    if not found & {"p:self", "p:we", "p:other"}:
+    if not found & {"p:self", "p:we", "p:other", "p:other_obj"}:
         found.add("p:nobody")
     return sorted(found)
 
