@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from aniso.profile import lexicon, morph, places, slots, vocab
+from aniso.profile import lexicon, morph, slots, vocab
 from aniso.profile.delta import Op
 from aniso.profile.model import is_list_field
 from aniso.profile.slots import clause_of
@@ -312,7 +312,7 @@ def features(
         held_found += [f"x:held:{state}:c:{flag}" for flag in sorted(flags & _WHEN)]
     out += held_found
     if field == "timezone":
-        out += home_features(sentence, start, words)
+        out += home_features(sentence, start, words, op.value)
     return out + [f"x:{cue}" for cue in around]
 
 
@@ -372,14 +372,17 @@ def _home_words(sentence: str, words: list[tuple[str, int, int]]) -> list[int]:
     ]
 
 
-def home_features(sentence: str, start: int, words: list[tuple[str, int, int]]) -> list[str]:
+def home_features(
+    sentence: str, start: int, words: list[tuple[str, int, int]], zone: str = ""
+) -> list[str]:
     """How near the words of living stand to a place. A sentence may name several
     ("живу в мск, но родители в Иркутске", "from Bergen, but I live in Graz now"), and
     the user's home is the one by "live", "moved", "мешкаю", "тут": the same cue in every
     language and for every city, where the words just before the place are a lemma each.
-    A place that another one stands nearer those words than ("x:home:rival": the
-    parents' Irkutsk beside "живу в Москве") is less likely the home, whatever its own
-    distance; a former home or a move's source is no rival (`slots.former_home`)."""
+    A place that another proposed place (`zone` is this one's) stands nearer those words
+    than ("x:home:rival": the parents' Rivne beside "живемо в Празі") is less likely the
+    home, whatever its own distance. Only what the place finder proposes is a rival: a
+    former home, a move's source or a person's name is none (`slots.timezone`)."""
     homes = _home_words(sentence, words)
     if not homes:
         return ["x:home:none"]
@@ -390,16 +393,16 @@ def home_features(sentence: str, start: int, words: list[tuple[str, int, int]]) 
 
     mine = gap(start)
     found = [f"x:home:{_distance(mine)}"]
-    rivals = [
-        m.start
-        for m in places.mentions(sentence)
-        if m.start != start
-        and not slots.former_home(sentence, m.start)
-        and not slots.moved_from(sentence, m.start)
-    ]
-    if any(gap(at) < mine for at in rivals):
+    if any(gap(at) < mine for at, other in _proposed_places(sentence) if other != zone):
         found.append("x:home:rival")
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _proposed_places(sentence: str) -> tuple[tuple[int, str], ...]:
+    """(start, zone) of each place the place finder proposes in `sentence`, read once per
+    sentence however many of its places the gate weighs."""
+    return tuple((p.start, p.op.value) for p in slots.timezone(sentence))
 
 
 def held_features(op: Op, held: dict[str, list[str]] | None) -> list[str]:

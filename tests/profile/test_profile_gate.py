@@ -69,8 +69,13 @@ def test_a_place_nearer_the_words_of_living_is_a_rival() -> None:
     assert _home("Hello, I'm Dawit, originally from Accra, now I live in Lagos", "Lagos") == {
         "x:home:b"
     }
-    # A former home is no rival: "жил" stands by Khabarovsk, but the user lives in
-    # Ulyanovsk now.
+    # Only a place the finder proposes is a rival, and never the same place again: not
+    # a former home ("жил" stands by Khabarovsk), a move's source, a person's name, or
+    # the second "Berlin".
+    assert _home("moved to Hanoi from Seattle 3 weeks ago", "Hanoi") == {"x:home:b"}
+    assert _home("Berlin is grey but I moved to Berlin for work", "Berlin") == {"x:home:c"}
+    text = "Toronto has been home for years, Chelsea and I live here with the kids"
+    assert _home(text, "Toronto") == {"x:home:d"}
     assert _home("Раньше жил в Хабаровске, а теперь в Ульяновске.", "Ульяновске") == {"x:home:c"}
 
 
@@ -105,9 +110,6 @@ def test_someone_named_as_whom_the_user_moved_to_is_not_who_moved() -> None:
             None,
             ["Europe/Prague"],
         ),
-        # A trip's place with the home named beside it is no home; Delhi, named after
-        # "home is" with no preposition, is still not read (a miss, not a wrong value).
-        ("Hello! I'm Swati. In Kathmandu for work this month, but home is Delhi", None, []),
     ],
 )
 def test_the_home_is_read_beside_another_place_or_person(
@@ -116,6 +118,11 @@ def test_the_home_is_read_beside_another_place_or_person(
     values = {"timezone": [held]} if held else {}
     ops = [op for op in understand(text, held=values).ops if op.field == "timezone"]
     assert [op.value for op in ops] == zones
+
+
+def test_a_trips_place_beside_the_home_is_no_home() -> None:
+    ops = understand("Hello! I'm Swati. In Kathmandu for work this month, but home is Delhi").ops
+    assert "Asia/Kathmandu" not in [op.value for op in ops if op.field == "timezone"]
 
 
 def test_the_gate_knows_a_first_sentence_from_a_later_one() -> None:
