@@ -313,6 +313,11 @@ def features(
     out += held_found
     if field == "timezone":
         out += home_features(sentence, start, words, op.value)
+    if "p:other_obj" in around:
+        # Whether someone named beside the value, not as its subject, is the user's
+        # company or the owner depends on the field: "moved in with my daughter in
+        # Perth" is the user's home, "обожаю готовить для сестры" no liking of theirs.
+        out.append(f"x:p:other_obj:{field}")
     return out + [f"x:{cue}" for cue in around]
 
 

@@ -95,6 +95,10 @@ def test_someone_named_as_whom_the_user_moved_to_is_not_who_moved() -> None:
     for text in ("сестра переехала в Новосибирск", "my sister just moved to Melbourne"):
         parts = _parts(text, "timezone")
         assert {"x:p:other", "x:p:other_subj"} <= parts and "x:p:other_obj" not in parts
+        assert not any(f.endswith("other_obj:timezone") for f in _cues(text, "timezone"))
+    # Whether that matters depends on the field, so the cue is also the field's.
+    (found,) = [c for c in candidates("finally moved in with my daughter in Perth")]
+    assert "x:p:other_obj:timezone" in found.features(0.5)
 
 
 @pytest.mark.parametrize(
