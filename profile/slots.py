@@ -771,46 +771,11 @@ def _quits(
     return False
 
 
-_ALLOWING = frozenset(
-    """можно можна разрешить разрешать позволить позволять дозволити дозволяти вернуть
-    возвращать повернути повертати""".split()
-)
-"""Russian and Ukrainian words that allow a food again or bring it back, as lemmas, so
-every form counts ("разрешила", "дозволяю", "повернула", "вернул"), where the word
-patterns of `_AGAIN` and `_BACK` hold a few forms each."""
-_WITHHELD = re.compile(
-    r"(?<![\w-])(?:без|не|ни|ні|no|not|without)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE
-)
-"""A negation or "without" just before a food: "можно рецепт без глютена" allows
-nothing back."""
-
-
-def _allowing(sentence: str) -> re.Pattern[str] | None:
-    """The sentence's words of allowing (`_ALLOWING`), where no negation stands just
-    before them, as one pattern; None when it has none."""
-    found = {
-        word
-        for word in morph.WORD.findall(sentence)
-        if morph.is_cyrillic(word.lower())
-        and (
-            word.lower() in _ALLOWING  # "можна" reads as the adjective "можний"
-            or any(r[morph.LEMMA] in _ALLOWING for r in morph.parses(word.lower()))
-        )
-    }
-    if not found:
-        return None
-    words = "|".join(re.escape(w) for w in sorted(found, key=len, reverse=True))
-    # "не можна", "не дозволив" withhold it.
-    unsaid = r"(?<![\w-])(?<!не\s)(?<!ні\s)(?<!ни\s)"
-    return re.compile(rf"{unsaid}(?:{words})(?![\w-])", re.IGNORECASE)
-
-
 def reversals(sentence: str) -> list[Proposal]:
     """Ops that take something back: an allergy ruled out, a food eaten again (and with
     meat, the diet), a hobby given up, a format no longer wanted."""
     found: list[Proposal] = []
     mentions = lexicon.mentions(sentence)
-    allowing = _allowing(sentence) if mentions else None
     for mention in mentions:
         start, end = clause_of(sentence, mention.start)
         clause = sentence[start:end]
@@ -819,16 +784,10 @@ def reversals(sentence: str) -> list[Proposal]:
         around = sentence[max(start, mention.start - 2 * NEAR) : min(end, mention.end + 2 * NEAR)]
         if _RULED_OUT.search(clause):
             found.append(propose("remove", "allergies"))
-        elif term.kind == "food" and (
-            (
-                _owns(mentions, mention, _AGAIN, sentence, start, end)
-                and (_EAT.search(around) or _BACK.search(around))
-            )
-            or (
-                allowing is not None
-                and _owns(mentions, mention, allowing, sentence, start, end)
-                and not _WITHHELD.search(sentence[start : mention.start])
-            )
+        elif (
+            _owns(mentions, mention, _AGAIN, sentence, start, end)
+            and term.kind == "food"
+            and (_EAT.search(around) or _BACK.search(around))
         ):
             found += [propose("remove", "avoid"), propose("remove", "allergies")]
             if "meat" in term.categories:
