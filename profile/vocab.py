@@ -137,7 +137,9 @@ TONE: Table = (
     ("warm", r"(?:по)?т[её]пл\w*|warm\w*"),
     (
         "detailed",
-        r"(?:по)?подробн\w*|разв[её]рнут\w*|(?:по)?детальн\w*|докладн\w*|detailed|in\s+detail|thorough\w*",
+        r"(?:по)?подробн\w*|разв[её]рнут\w*|розгорнут\w*|(?:по)?детальн\w*|докладн\w*|detailed"
+        r"|(?:in|more|with|go\s+into)\s+(?:more\s+)?details?|(?:с|з|в|у)\s+деталями|(?:в|у)\s+деталях"
+        r"|thorough\w*",
     ),
     (
         "friendly",

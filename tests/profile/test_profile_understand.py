@@ -616,6 +616,25 @@ def test_a_tone_said_as_a_comparative_or_a_preference_is_the_tone_not_a_note(
 @pytest.mark.parametrize(
     "text",
     [
+        "Знаєте, тепер можна розгорнуто, з деталями — у мене відпустка",
+        "from now on go into more detail, i have time to read",
+        "давай в деталях, мне так понятнее",
+    ],
+)
+def test_detail_asked_for_in_everyday_words_is_the_detailed_tone(text: str) -> None:
+    assert proposed(text, "tone") == ["detailed"]
+
+
+@pytest.mark.parametrize(
+    "text", ["the devil is in the details", "tell me the details of the contract", "детали позже"]
+)
+def test_details_as_a_thing_are_no_tone(text: str) -> None:
+    assert proposed(text, "tone") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "колено полетело, теперь хожу в бассейн",  # Pathein
         "предлагай места куда можно доехать на метро",  # Metro, Indonesia
         "щуку больше не предлагай. судака оставь",  # Sudak
