@@ -138,8 +138,7 @@ TONE: Table = (
     (
         "detailed",
         r"(?:по)?подробн\w*|разв[её]рнут\w*|розгорнут\w*|(?:по)?детальн\w*|докладн\w*|detailed"
-        r"|(?:in|more|with|go\s+into)\s+(?:more\s+)?details?|(?:с|з|в|у)\s+деталями|(?:в|у)\s+деталях"
-        r"|thorough\w*",
+        r"|in\s+detail|(?<!in\s)more\s+detail(?![\w-])|thorough\w*",
     ),
     (
         "friendly",

@@ -616,17 +616,28 @@ def test_a_tone_said_as_a_comparative_or_a_preference_is_the_tone_not_a_note(
 @pytest.mark.parametrize(
     "text",
     [
-        "Знаєте, тепер можна розгорнуто, з деталями — у мене відпустка",
-        "from now on go into more detail, i have time to read",
-        "давай в деталях, мне так понятнее",
+        "Знаєте, тепер можна розгорнуто, з деталями",
+        "пиши розгорнуто, мені так зрозуміліше",
+        "go into more detail from now on pls",
+        "ok changed my mind, the short answers are too short. more detail please",
     ],
 )
 def test_detail_asked_for_in_everyday_words_is_the_detailed_tone(text: str) -> None:
-    assert proposed(text, "tone") == ["detailed"]
+    assert [op.value for op in understand(text).ops if op.field == "tone"] == ["detailed"]
 
 
 @pytest.mark.parametrize(
-    "text", ["the devil is in the details", "tell me the details of the contract", "детали позже"]
+    "text",
+    [
+        "the devil is in the details",
+        "tell me the details of the contract",
+        "детали позже",
+        "more details about the hotel please",
+        "in more detail, the engine failed",
+        "I'm a more detail-oriented person",
+        "please send me an email with details",
+        "пришли письмо с деталями, пожалуйста",
+    ],
 )
 def test_details_as_a_thing_are_no_tone(text: str) -> None:
     assert proposed(text, "tone") == []
