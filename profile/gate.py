@@ -315,8 +315,8 @@ def features(
         out += home_features(sentence, start, words, op.value)
     if "p:other_obj" in around:
         # Whether someone named beside the value, not as its subject, is the user's
-        # company or the owner depends on the field: "moved in with my daughter in
-        # Perth" is the user's home, "обожаю готовить для сестры" no liking of theirs.
+        # company or the value's owner depends on the field: beside a place ("переехала
+        # к сестре в Питер") the user's, beside a note or a liking more often not.
         out.append(f"x:p:other_obj:{field}")
     return out + [f"x:{cue}" for cue in around]
 
@@ -378,7 +378,7 @@ def _home_words(sentence: str, words: list[tuple[str, int, int]]) -> list[int]:
 
 
 def home_features(
-    sentence: str, start: int, words: list[tuple[str, int, int]], zone: str = ""
+    sentence: str, start: int, words: list[tuple[str, int, int]], zone: str
 ) -> list[str]:
     """How near the words of living stand to a place. A sentence may name several
     ("живу в мск, но родители в Иркутске", "from Bergen, but I live in Graz now"), and
@@ -386,8 +386,8 @@ def home_features(
     language and for every city, where the words just before the place are a lemma each.
     A place that another proposed place (`zone` is this one's) stands nearer those words
     than ("x:home:rival": the parents' Rivne beside "живемо в Празі") is less likely the
-    home, whatever its own distance. Only what the place finder proposes is a rival: a
-    former home, a move's source or a person's name is none (`slots.timezone`)."""
+    home, whatever its own distance. Only what the place finder proposes is a rival
+    (`slots.timezone`): a former home, a move's source or a person's name is none."""
     homes = _home_words(sentence, words)
     if not homes:
         return ["x:home:none"]

@@ -148,7 +148,7 @@ def timezone(sentence: str) -> list[Proposal]:
         if _ordinary_word(sentence, mention) and not _LIVES.search(sentence):
             # "хожу в бассейн" is no move to Pathein, nor "back to normal" to Normal, IL.
             continue
-        if former_home(sentence, mention.start) or moved_from(sentence, mention.start):
+        if _former_home(sentence, mention.start) or _moved_from(sentence, mention.start):
             continue
         op = make_op("set", "timezone", mention.place.timezone, written)
         origin = "place" if after_preposition else "place-bare"
@@ -194,7 +194,7 @@ def _part_of(sentence: str, start: int) -> tuple[int, int]:
     return (breaks[-1] if breaks else 0), (after.start() if after else len(sentence))
 
 
-def former_home(sentence: str, start: int) -> bool:
+def _former_home(sentence: str, start: int) -> bool:
     """Whether the place at `start` is where the user lived once, not now: its part of the
     sentence (up to the place, from the last comma or "but"/"а") says "lived", "жили",
     "мешкав" (pymorphy3's past tense of a verb of living), and nothing in its part brings
@@ -216,7 +216,7 @@ _MOVING = frozenset(
 _MOVED = re.compile(r"moved|moving|move|relocated|relocating|emigrated", re.IGNORECASE)
 
 
-def moved_from(sentence: str, start: int) -> bool:
+def _moved_from(sentence: str, start: int) -> bool:
     """Whether the place at `start` is where a move began: "from", "из", "з" before it
     and a verb of moving in its part of the sentence (up to a comma or "but"; pymorphy3's
     lemma for Russian and Ukrainian), not negated. "moved to Hanoi from Seattle",
