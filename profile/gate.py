@@ -699,9 +699,27 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     ukrainian = morph.has_ukrainian_letters(sentence)
     if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
         flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
+    # The imperative's aspect: "фильмы советуй с субтитрами" orders every such task,
+    # "посоветуй фильм" one (`morph.imperative_aspect`).
+    flags |= {f"impr_{aspect}" for aspect in _aspects(sentence)}
+    if _about_a_task(sentence):
+        flags.add("habit")  # "когда даёшь рецепт, пиши …": a request for every such task
     if "self" not in flags:
         flags.add("no_self")
     return flags
+
+
+@functools.lru_cache(maxsize=1024)
+def _aspects(sentence: str) -> frozenset[str]:
+    ukrainian = morph.has_ukrainian_letters(sentence)
+    words = _WORD.findall(sentence)
+    found = (morph.imperative_aspect(w.lower(), ukrainian=ukrainian) for w in words)
+    return frozenset(aspect for aspect in found if aspect)
+
+
+@functools.lru_cache(maxsize=1024)
+def _about_a_task(sentence: str) -> bool:
+    return slots.addressed_condition(sentence) is not None
 
 
 MESSAGE_WORDS = 400

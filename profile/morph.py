@@ -252,6 +252,33 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
     number are the best evidence of whom a clause is about: "живёт в Торонто" is someone
     else, "живу" the user, "напиши" a request. `ukrainian` says the sentence is: "живе"
     is a Ukrainian verb, and a Russian dictionary reads it as a name."""
+    tag = _verb_tag(word, ukrainian=ukrainian)
+    if tag is None:
+        return None
+    if "impr" in tag:
+        return "impr"
+    if "past" in tag:
+        return "past_pl" if "plur" in tag else "past_sg"
+    for person in ("1per", "2per", "3per"):
+        if person in tag:
+            return "v" + person[0]
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def imperative_aspect(word: str, *, ukrainian: bool = False) -> str | None:
+    """The aspect of a verb in the imperative: "impf" (пиши, составляй, показуй) or "perf"
+    (напиши, составь, покажи); None for any other word. Russian and Ukrainian order a
+    repeated task in the imperfective and a single one in the perfective, so "фильмы
+    советуй с субтитрами" is a standing order and "посоветуй фильм" a request for one."""
+    tag = _verb_tag(word, ukrainian=ukrainian)
+    if tag is None or "impr" not in tag:
+        return None
+    return "impf" if "impf" in tag else "perf" if "perf" in tag else None
+
+
+def _verb_tag(word: str, *, ukrainian: bool = False) -> Any:
+    """The likeliest verb reading's tag of a Cyrillic word (`verb_form`), or None."""
     if not is_cyrillic(word) or " " in word.strip():
         return None
     lowered = _lowered(word)
@@ -271,16 +298,7 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
         elif found[0].tag.POS == "VERB":
             tag = found[0].tag
         break
-    if tag is None:
-        return None
-    if "impr" in tag:
-        return "impr"
-    if "past" in tag:
-        return "past_pl" if "plur" in tag else "past_sg"
-    for person in ("1per", "2per", "3per"):
-        if person in tag:
-            return "v" + person[0]
-    return None
+    return tag
 
 
 @functools.lru_cache(maxsize=65536)
