@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import english, given_names, lexicon, morph, places, vocab
+from aniso.profile import given_names, lexicon, morph, places, verbs, vocab
 from aniso.profile.delta import Op, make_op
 
 
@@ -879,13 +879,6 @@ _EN_CONDITION = re.compile(
     r"(?:(?:ever|also|usually|next)\s+)?(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
-_EN_WORK = re.compile(
-    r"\b(?P<work>[a-z]+)\s+(?:that\s+)?(?:you|u)\s+(?:(?:ever|usually|will|'ll)\s+)?"
-    r"(?P<verb>[a-z]+)\b",
-    re.IGNORECASE,
-)
-_ANY = frozenset("anything everything whatever stuff something".split())
-"""What stands for every piece of a kind of work: "anything you suggest"."""
 _CONDITION_WORD = re.compile(
     r"(?<![\w-])(?:когда|если|коли|якщо|щоразу|каждый\s+раз|кожного\s+разу|котор\w+|яку|які"
     r"|який|яка|яке)(?![\w-])",
@@ -897,19 +890,13 @@ CONDITION_REACH = 3
 
 def addressed_condition(sentence: str) -> re.Match[str] | None:
     """A clause about a task the assistant does again and again, which makes the order
-    beside it a standing one: "when you suggest a hotel", "if I ask about books", "the
-    emails you draft for me" (a kind of work, in the plural: `english`),
+    beside it a standing one: "when you suggest a hotel", "if I ask about books",
     "когда даёшь рецепт", "коли радиш готелі", "к каждой тренировке, которую
     составляешь". English names the doer ("you"), with a verb of its own in the base form
-    (`english`; "when you have a minute" says when, not what); Russian and Ukrainian say it
+    (`verbs`; "when you have a minute" says when, not what); Russian and Ukrainian say it
     with the verb's second person (pymorphy3), a few words after the conjunction."""
     for m in _EN_CONDITION.finditer(sentence):
-        if english.is_base_verb(m["verb"]):
-            return m
-    for m in _EN_WORK.finditer(sentence):
-        if english.is_base_verb(m["verb"]) and (
-            m["work"].lower() in _ANY or english.is_plural_noun(m["work"])
-        ):
+        if verbs.is_base_verb(m["verb"]):
             return m
     ukrainian = morph.has_ukrainian_letters(sentence)
     for m in _CONDITION_WORD.finditer(sentence):
@@ -925,43 +912,38 @@ _NOT_AN_ORDER_AFTER = frozenset(
 )
 """Words after which an English verb is no order: its subject ("i book"), an infinitive's
 "to", a modal. Closed classes, not a vocabulary."""
-_LEADS = r"(?:(?:and|also|oh|ok|okay|so|btw|pls|plz|please|just)[\s,]+)*"
-_OPENER = re.compile(
-    rf"^{_LEADS}(?:(?:for|in|on|with|during)\s+(?P<what>[^,;.!?]+?)[\s,:—–-]+)?$",
+_FOR_OPENER = re.compile(
+    r"^(?:(?:and|also|oh|ok|okay|so|btw|pls|please)[\s,]+)*for\s+(?P<what>[^,;.!?]+?)[\s,:—–-]+$",
     re.IGNORECASE,
 )
-"""What may stand before an order: nothing but "and", "pls" and the like, or what the
-order is for ("for news summaries, put …", "in the morning roundup skip …")."""
 ORDER_REACH = 8
 """Words after a task's own verb within which its order stands."""
 
 
 def _en_order(sentence: str) -> re.Match[str] | None:
     """An English order that no fixed opener marks, found by its verb's base form
-    (`english`): beside a task of the assistant's ("whenever you suggest a hotel, mention if
-    there's a gym", "say which exit to take when you give me directions"), at the start
-    ("flag anything toxic to cats"), or after what it is for ("for news summaries, put
-    the source link under every item")."""
+    (`verbs`): beside a task of the assistant's ("whenever you suggest a hotel, mention if
+    there's a gym", "say which exit to take when you give me directions"), or after what
+    it is for ("for news summaries, put the source link under every item")."""
     if morph.is_cyrillic(sentence):
         return None
     words = list(re.finditer(r"[a-z][a-z'-]*", sentence, re.IGNORECASE))
-    condition = addressed_condition(sentence)
-    if condition is not None and condition.re is _EN_CONDITION:
-        first = words[0] if words else None
-        if first and first.start() < condition.start() and english.is_base_verb(first.group()):
-            return first  # the order first, the task after it
+    condition = _EN_CONDITION.search(sentence)
+    if addressed_condition(sentence) is not None and condition is not None:
+        if words and words[0].start() < condition.start() and verbs.is_base_verb(words[0].group()):
+            return words[0]  # the order first, the task after it
         after = [w for w in words if w.start() >= condition.end()][:ORDER_REACH]
         previous = condition["verb"].lower()
         for word in after:
-            if english.is_base_verb(word.group()) and previous not in _NOT_AN_ORDER_AFTER:
+            if verbs.is_base_verb(word.group()) and previous not in _NOT_AN_ORDER_AFTER:
                 return word
             previous = word.group().lower()
         return None
     for i, word in enumerate(words[:ORDER_REACH]):
-        if not english.is_base_verb(word.group()) or not _OPENER.match(sentence[: word.start()]):
-            continue
-        if i == 0 or words[i - 1].group().lower() not in _NOT_AN_ORDER_AFTER:
-            return word
+        opener = _FOR_OPENER.match(sentence[: word.start()])
+        if i >= 2 and opener and verbs.is_base_verb(word.group()):
+            if words[i - 1].group().lower() not in _NOT_AN_ORDER_AFTER:
+                return word
     return None
 
 

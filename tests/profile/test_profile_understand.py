@@ -1110,8 +1110,6 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         "say which exit to take when you give me directions",
         "for news summaries, put the source link under every item",
         "for coding questions show the shell commands for mac, not linux",
-        "in the morning news roundup skip celebrity stuff entirely",
-        "sign the emails you draft for me with just my initials",
     ],
 )
 def test_an_english_order_beside_a_task_of_the_assistants_is_proposed_as_a_note(
@@ -1143,9 +1141,6 @@ def test_no_order_or_no_task_proposes_no_english_note(text: str) -> None:
         ("когда даёшь рецепт, пиши сразу калорийность на порцию", True),
         ("коли радиш готелі, пиши, чи можна з собакою", True),
         ("к каждой тренировке, которую составляешь, добавляй растяжку", True),
-        ("sign the emails you draft for me with just my initials", True),
-        ("anything you suggest should be dog friendly", True),
-        ("the book you recommended was great", False),
         ("when you have a minute, call me", False),
         ("Як думаєш, японська складна?", False),
         ("когда мама готовит, пахнет на весь дом", False),
@@ -1161,13 +1156,11 @@ def test_a_task_the_assistant_does_again_is_a_cue_of_the_gate(text: str, task: b
         assert "c:habit" in candidate.features(None, None)
 
 
-def test_english_word_classes_come_from_lemminflects_table() -> None:
-    from aniso.profile import english
+def test_english_verbs_come_from_lemminflects_table() -> None:
+    from aniso.profile import verbs
 
-    assert all(map(english.is_base_verb, ["round", "cite", "assume", "group", "Mention"]))
-    assert not any(map(english.is_base_verb, ["gym", "food", "spotify", "prices", "have", "can"]))
-    assert all(map(english.is_plural_noun, ["emails", "recipes", "children"]))
-    assert not any(map(english.is_plural_noun, ["email", "news", "suggest"]))
+    assert all(map(verbs.is_base_verb, ["round", "cite", "assume", "group", "Mention"]))
+    assert not any(map(verbs.is_base_verb, ["gym", "food", "spotify", "prices", "have", "can"]))
 
 
 @pytest.mark.parametrize(
