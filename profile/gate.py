@@ -711,13 +711,20 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _aspects(sentence: str) -> frozenset[str]:
+    """The aspects of the sentence's orders (`morph.imperative_aspect`), leaving out an
+    imperative set off by a comma: "слушай, посоветуй фильм" orders one film, and
+    "слушай" only calls for attention."""
     ukrainian = morph.has_ukrainian_letters(sentence)
-    words = _WORD.findall(sentence)
-    found = (morph.imperative_aspect(w.lower(), ukrainian=ukrainian) for w in words)
-    return frozenset(aspect for aspect in found if aspect)
+    found = set()
+    for m in _WORD.finditer(sentence):
+        if sentence[m.end() : m.end() + 1] == ",":
+            continue
+        aspect = morph.imperative_aspect(m.group().lower(), ukrainian=ukrainian)
+        if aspect:
+            found.add(aspect)
+    return frozenset(found)
 
 
-@functools.lru_cache(maxsize=1024)
 def _about_a_task(sentence: str) -> bool:
     return slots.addressed_condition(sentence) is not None
 

@@ -10,11 +10,12 @@ design: a trip to Tokyo is proposed as a timezone here, and refused there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aniso.profile import given_names, lexicon, morph, places, verbs, vocab
+from aniso.profile import given_names, lexicon, morph, places, vocab
 from aniso.profile.delta import Op, make_op
 
 
@@ -866,19 +867,13 @@ standing note about how to write, whatever the rest of the sentence asks for."""
 
 def _imperative(sentence: str) -> re.Match[str] | None:
     """The first word of the sentence that orders the assistant: a Russian or Ukrainian
-    verb in the imperative (pymorphy3), an English clause that opens with one, or an
-    English order beside a task of the assistant's (`_en_order`)."""
+    verb in the imperative (pymorphy3), or an English clause that opens with one."""
     for m in re.finditer(r"[\w'ʼ-]+", sentence):
         if morph.is_cyrillic(m.group()) and morph.is_imperative(m.group()):
             return m
-    return _EN_IMPERATIVE.search(sentence.strip()) or _en_order(sentence)
+    return _EN_IMPERATIVE.search(sentence.strip())
 
 
-_EN_CONDITION = re.compile(
-    r"\b(?:when(?:ever)?|if|any\s*time|every\s+time|each\s+time)\s+(?:you|u|ya|i)\s+"
-    r"(?:(?:ever|also|usually|next)\s+)?(?P<verb>[a-z]+)\b",
-    re.IGNORECASE,
-)
 _CONDITION_WORD = re.compile(
     r"(?<![\w-])(?:когда|если|коли|якщо|щоразу|каждый\s+раз|кожного\s+разу|котор\w+|яку|які"
     r"|який|яка|яке)(?![\w-])",
@@ -886,64 +881,33 @@ _CONDITION_WORD = re.compile(
 )
 CONDITION_REACH = 3
 """Words after "когда", "якщо" within which the assistant's verb stands."""
+_NO_TASK = frozenset("мочь хотеть быть могти хотіти бути".split())
+"""Verbs that say whether or when, not what: "если можешь, …", "якщо хочеш, …"."""
 
 
-def addressed_condition(sentence: str) -> re.Match[str] | None:
-    """A clause about a task the assistant does again and again, which makes the order
-    beside it a standing one: "when you suggest a hotel", "if I ask about books",
-    "когда даёшь рецепт", "коли радиш готелі", "к каждой тренировке, которую
-    составляешь". English names the doer ("you"), with a verb of its own in the base form
-    (`verbs`; "when you have a minute" says when, not what); Russian and Ukrainian say it
-    with the verb's second person (pymorphy3), a few words after the conjunction."""
-    for m in _EN_CONDITION.finditer(sentence):
-        if verbs.is_base_verb(m["verb"]):
-            return m
+@functools.lru_cache(maxsize=1024)
+def addressed_condition(sentence: str) -> tuple[int, int] | None:
+    """The span of a Russian or Ukrainian clause about a task the assistant does again
+    and again, which makes the order beside it a standing one: "когда даёшь рецепт",
+    "коли радиш готелі", "к каждой тренировке, которую составляешь". A conjunction or
+    relative word, then within a few words a verb in the second person that is
+    imperfective (pymorphy3): the imperfective present is a task repeated, while the
+    perfective future is one event ("когда закончишь, скинь файл", "коли прочитаєш,
+    відпиши"). Modal verbs name no task ("если можешь, посоветуй фильм").
+
+    English has no aspect to tell "when you suggest hotels" from "when you get a
+    minute", and a finder that took any verb made thirty of 124 one-off requests
+    standing notes (DESIGN-NOTES, standing orders told as a task)."""
+    if not morph.is_cyrillic(sentence):
+        return None
     ukrainian = morph.has_ukrainian_letters(sentence)
-    for m in _CONDITION_WORD.finditer(sentence):
-        after = re.findall(r"[\w'ʼ-]+", sentence[m.end() :])[:CONDITION_REACH]
-        if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "v2" for w in after):
-            return m
-    return None
-
-
-_NOT_AN_ORDER_AFTER = frozenset(
-    """i you u we they he she it to can could will would should must may might do don't
-    dont not never also""".split()
-)
-"""Words after which an English verb is no order: its subject ("i book"), an infinitive's
-"to", a modal. Closed classes, not a vocabulary."""
-_FOR_OPENER = re.compile(
-    r"^(?:(?:and|also|oh|ok|okay|so|btw|pls|please)[\s,]+)*for\s+(?P<what>[^,;.!?]+?)[\s,:—–-]+$",
-    re.IGNORECASE,
-)
-ORDER_REACH = 8
-"""Words after a task's own verb within which its order stands."""
-
-
-def _en_order(sentence: str) -> re.Match[str] | None:
-    """An English order that no fixed opener marks, found by its verb's base form
-    (`verbs`): beside a task of the assistant's ("whenever you suggest a hotel, mention if
-    there's a gym", "say which exit to take when you give me directions"), or after what
-    it is for ("for news summaries, put the source link under every item")."""
-    if morph.is_cyrillic(sentence):
-        return None
-    words = list(re.finditer(r"[a-z][a-z'-]*", sentence, re.IGNORECASE))
-    condition = _EN_CONDITION.search(sentence)
-    if addressed_condition(sentence) is not None and condition is not None:
-        if words and words[0].start() < condition.start() and verbs.is_base_verb(words[0].group()):
-            return words[0]  # the order first, the task after it
-        after = [w for w in words if w.start() >= condition.end()][:ORDER_REACH]
-        previous = condition["verb"].lower()
-        for word in after:
-            if verbs.is_base_verb(word.group()) and previous not in _NOT_AN_ORDER_AFTER:
-                return word
-            previous = word.group().lower()
-        return None
-    for i, word in enumerate(words[:ORDER_REACH]):
-        opener = _FOR_OPENER.match(sentence[: word.start()])
-        if i >= 2 and opener and verbs.is_base_verb(word.group()):
-            if words[i - 1].group().lower() not in _NOT_AN_ORDER_AFTER:
-                return word
+    words = list(re.finditer(r"[\w'ʼ-]+", sentence))
+    for i, word in enumerate(words):
+        if not _CONDITION_WORD.match(sentence, word.start()):
+            continue
+        for after in words[i + 1 : i + 1 + CONDITION_REACH]:
+            if morph.task_verb(after.group().lower(), ukrainian=ukrainian, skip=_NO_TASK):
+                return word.start(), after.end()
     return None
 
 
