@@ -699,34 +699,9 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     ukrainian = morph.has_ukrainian_letters(sentence)
     if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
         flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
-    # The imperative's aspect: "фильмы советуй с субтитрами" orders every such task,
-    # "посоветуй фильм" one (`morph.imperative_aspect`).
-    flags |= {f"impr_{aspect}" for aspect in _aspects(sentence)}
-    if _about_a_task(sentence):
-        flags.add("habit")  # "когда даёшь рецепт, пиши …": a request for every such task
     if "self" not in flags:
         flags.add("no_self")
     return flags
-
-
-@functools.lru_cache(maxsize=1024)
-def _aspects(sentence: str) -> frozenset[str]:
-    """The aspects of the sentence's orders (`morph.imperative_aspect`), leaving out an
-    imperative set off by a comma: "слушай, посоветуй фильм" orders one film, and
-    "слушай" only calls for attention."""
-    ukrainian = morph.has_ukrainian_letters(sentence)
-    found = set()
-    for m in _WORD.finditer(sentence):
-        if sentence[m.end() : m.end() + 1] == ",":
-            continue
-        aspect = morph.imperative_aspect(m.group().lower(), ukrainian=ukrainian)
-        if aspect:
-            found.add(aspect)
-    return frozenset(found)
-
-
-def _about_a_task(sentence: str) -> bool:
-    return slots.addressed_condition(sentence) is not None
 
 
 MESSAGE_WORDS = 400

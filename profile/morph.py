@@ -252,61 +252,6 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
     number are the best evidence of whom a clause is about: "живёт в Торонто" is someone
     else, "живу" the user, "напиши" a request. `ukrainian` says the sentence is: "живе"
     is a Ukrainian verb, and a Russian dictionary reads it as a name."""
-    tag = _verb_tag(word, ukrainian=ukrainian)
-    if tag is None:
-        return None
-    if "impr" in tag:
-        return "impr"
-    if "past" in tag:
-        return "past_pl" if "plur" in tag else "past_sg"
-    for person in ("1per", "2per", "3per"):
-        if person in tag:
-            return "v" + person[0]
-    return None
-
-
-@functools.lru_cache(maxsize=65536)
-def task_verb(word: str, *, ukrainian: bool = False, skip: frozenset[str] = frozenset()) -> bool:
-    """Whether a word is a verb in the second person that may be imperfective (any of its
-    readings: "считаешь" is read both ways), its lemma not in `skip`: "даёшь", "радиш",
-    "составляешь", not "закончишь" or "прочитаєш" (one event)."""
-    if verb_form(word, ukrainian=ukrainian) != "v2":
-        return False
-    lowered = _lowered(word)
-    for lang in _order(lowered, ukrainian=ukrainian):
-        verbs = [p for p in _parse(lang, lowered) if _known(p) and p.tag.POS == "VERB"]
-        if verbs:
-            return verbs[0].normal_form not in skip and any("impf" in p.tag for p in verbs)
-    return False
-
-
-@functools.lru_cache(maxsize=65536)
-def imperative_aspect(word: str, *, ukrainian: bool = False) -> str | None:
-    """The aspect of a verb in the imperative: "impf" (пиши, составляй, показуй) or "perf"
-    (напиши, составь, покажи); None for any other word. Russian and Ukrainian order a
-    repeated task in the imperfective and a single one in the perfective, so "фильмы
-    советуй с субтитрами" is a standing order and "посоветуй фильм" a request for one."""
-    tag = _verb_tag(word, ukrainian=ukrainian)
-    if tag is None or "impr" not in tag:
-        return None
-    lowered = _lowered(word)
-    for lang in _order(lowered, ukrainian=ukrainian):
-        found = [p for p in _parse(lang, lowered) if _known(p)]
-        if not found:
-            continue  # the language whose dictionary knows the word, as `_verb_tag` reads it
-        aspects = {
-            "impf" if "impf" in p.tag else "perf"
-            for p in found
-            if p.tag.POS == "VERB" and "impr" in p.tag
-        }
-        # A verb of both aspects ("используй", "исследуй") or a homonym ("считай") says
-        # nothing either way.
-        return next(iter(aspects)) if len(aspects) == 1 else None
-    return None
-
-
-def _verb_tag(word: str, *, ukrainian: bool = False) -> Any:
-    """The likeliest verb reading's tag of a Cyrillic word (`verb_form`), or None."""
     if not is_cyrillic(word) or " " in word.strip():
         return None
     lowered = _lowered(word)
@@ -326,7 +271,16 @@ def _verb_tag(word: str, *, ukrainian: bool = False) -> Any:
         elif found[0].tag.POS == "VERB":
             tag = found[0].tag
         break
-    return tag
+    if tag is None:
+        return None
+    if "impr" in tag:
+        return "impr"
+    if "past" in tag:
+        return "past_pl" if "plur" in tag else "past_sg"
+    for person in ("1per", "2per", "3per"):
+        if person in tag:
+            return "v" + person[0]
+    return None
 
 
 @functools.lru_cache(maxsize=65536)
