@@ -284,6 +284,21 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
+def task_verb(word: str, *, ukrainian: bool = False, skip: frozenset[str] = frozenset()) -> bool:
+    """Whether a word is a verb in the second person that may be imperfective (any of its
+    readings: "считаешь" is read both ways), its lemma not in `skip`: "даёшь", "радиш",
+    "составляешь", not "закончишь" or "прочитаєш" (one event)."""
+    if verb_form(word, ukrainian=ukrainian) != "v2":
+        return False
+    lowered = _lowered(word)
+    for lang in _order(lowered, ukrainian=ukrainian):
+        verbs = [p for p in _parse(lang, lowered) if _known(p) and p.tag.POS == "VERB"]
+        if verbs:
+            return verbs[0].normal_form not in skip and any("impf" in p.tag for p in verbs)
+    return False
+
+
+@functools.lru_cache(maxsize=65536)
 def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
     """Whether a noun or pronoun can be a sentence's subject: "сестра переехала" (the
     sister moved), against "к сестре переехала" or "мужа перевели" (the user did, or was

@@ -10,6 +10,7 @@ design: a trip to Tokyo is proposed as a timezone here, and refused there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -873,6 +874,43 @@ def _imperative(sentence: str) -> re.Match[str] | None:
     return _EN_IMPERATIVE.search(sentence.strip())
 
 
+_CONDITION_WORD = re.compile(
+    r"(?<![\w-])(?:когда|если|коли|якщо|щоразу|каждый\s+раз|кожного\s+разу|котор\w+|яку|які"
+    r"|який|яка|яке)(?![\w-])",
+    re.IGNORECASE,
+)
+CONDITION_REACH = 3
+"""Words after "когда", "якщо" within which the assistant's verb stands."""
+_NO_TASK = frozenset("мочь хотеть быть могти хотіти бути".split())
+"""Verbs that say whether or when, not what: "если можешь, …", "якщо хочеш, …"."""
+
+
+@functools.lru_cache(maxsize=1024)
+def addressed_condition(sentence: str) -> tuple[int, int] | None:
+    """The span of a Russian or Ukrainian clause about a task the assistant does again
+    and again, which makes the order beside it a standing one: "когда даёшь рецепт",
+    "коли радиш готелі", "к каждой тренировке, которую составляешь". A conjunction or
+    relative word, then within a few words a verb in the second person that is
+    imperfective (pymorphy3): the imperfective present is a task repeated, while the
+    perfective future is one event ("когда закончишь, скинь файл", "коли прочитаєш,
+    відпиши"). Modal verbs name no task ("если можешь, посоветуй фильм").
+
+    English has no aspect to tell "when you suggest hotels" from "when you get a
+    minute", and a finder that took any verb made thirty of 124 one-off requests
+    standing notes (DESIGN-NOTES, standing orders told as a task)."""
+    if not morph.is_cyrillic(sentence):
+        return None
+    ukrainian = morph.has_ukrainian_letters(sentence)
+    words = list(re.finditer(r"[\w'ʼ-]+", sentence))
+    for i, word in enumerate(words):
+        if not _CONDITION_WORD.match(sentence, word.start()):
+            continue
+        for after in words[i + 1 : i + 1 + CONDITION_REACH]:
+            if morph.task_verb(after.group().lower(), ukrainian=ukrainian, skip=_NO_TASK):
+                return word.start(), after.end()
+    return None
+
+
 _TAKE_BACK_NOTE = re.compile(
     r"\b(?:stop|stopped|quit)\s+(?:adding|including|giving|using|putting|sending|mentioning"
     r"|listing|tracking|showing|writing)\b|\b(?:can|could)\s+stop\s+with\b"
@@ -1038,6 +1076,8 @@ def notes(sentence: str) -> list[Proposal]:
         marker, origin = _imperative(sentence), "request"
     if marker is None:
         return []
+    if origin == "request" and addressed_condition(sentence) is not None:
+        origin = "notes"  # "когда даёшь рецепт, пиши …": for every such task, as "always" says
     start, end = clause_of(sentence, marker.start())
     if _take_backs(sentence, start, end):
         return []  # taken back, not asked for (`note_removals`)

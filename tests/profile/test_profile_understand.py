@@ -1099,3 +1099,60 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
     for text in ("keep it minimal please, no fluff", "keep it low-key, just a quiet dinner"):
         assert not [v for v in values(text) if v[1] == "budget"], text
     assert ("set", "budget", "low") in values("keep it cheap please")
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("когда даёшь рецепт, пиши сразу калорийность на порцию", True),
+        ("коли радиш готелі, пиши, чи можна з собакою", True),
+        ("к каждой тренировке, которую составляешь, добавляй растяжку", True),
+        ("когда считаешь бюджет поездки, закладывай 15% сверху", True),
+        ("когда закончишь, скинь мне файл", False),
+        ("коли прочитаєш, відпиши мені", False),
+        ("если можешь, посоветуй фильм на вечер", False),
+        ("якщо хочеш, приходь до нас у суботу", False),
+        ("Як думаєш, японська складна?", False),
+        ("когда мама готовит, пахнет на весь дом", False),
+        ("when you suggest podcasts, tell me how long the episodes are", False),
+    ],
+)
+def test_a_task_the_assistant_does_again_is_an_imperfective_second_person(
+    text: str, task: bool
+) -> None:
+    from aniso.profile import slots
+
+    assert (slots.addressed_condition(text) is not None) is task
+
+
+@pytest.mark.parametrize(
+    ("text", "origin"),
+    [
+        ("когда даёшь рецепт, пиши сразу калорийность на порцию", "notes"),
+        ("когда закончишь, скинь мне файл", "request"),
+        ("коли прочитаєш, відпиши мені", "request"),
+        ("если можешь, посоветуй фильм на вечер", "request"),
+    ],
+)
+def test_an_order_beside_a_repeated_task_is_a_standing_note(text: str, origin: str) -> None:
+    notes = [c for c in candidates(text) if c.op.field == "notes"]
+    assert [c.origin for c in notes] == [origin]
+    assert ("c:habit" in notes[0].features(None, None)) is (origin == "notes")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "когда закончишь, скинь мне файл",
+        "коли прочитаєш, відпиши мені",
+        "когда приедешь, набери меня",
+        "если можешь, посоветуй фильм на вечер",
+        "якщо можеш, порадь фільм на вечір",
+        "слушай, посоветуй фильм на вечер",
+        "when you get a minute, call me",
+        "Call me when you get this",
+        "when I get home, remind me to call mom",
+    ],
+)
+def test_a_one_off_order_beside_a_condition_is_no_note(text: str) -> None:
+    assert not [v for v in values(text) if v[1] == "notes"], text
