@@ -699,8 +699,8 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     ukrainian = morph.has_ukrainian_letters(sentence)
     if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
         flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
-    if slots.addressed_condition(sentence) is not None:
-        flags.add("habit")  # "когда даёшь рецепт, пиши …": a request for every such task
+    if slots.standing_task(sentence):
+        flags.add("habit")  # "когда даёшь рецепт, пиши …": an order for every such task
     if "self" not in flags:
         flags.add("no_self")
     return flags

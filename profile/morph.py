@@ -286,8 +286,8 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
 @functools.lru_cache(maxsize=65536)
 def task_verb(word: str, *, ukrainian: bool = False, skip: frozenset[str] = frozenset()) -> bool:
     """Whether a word is a verb in the second person that may be imperfective (any of its
-    readings: "считаешь" is read both ways), its lemma not in `skip`: "даёшь", "радиш",
-    "составляешь", not "закончишь" or "прочитаєш" (one event)."""
+    readings counts: "считаешь" is read both ways), its lemma not in `skip`: "даёшь",
+    "радиш", "составляешь", not "закончишь" or "прочитаєш" (one event)."""
     if verb_form(word, ukrainian=ukrainian) != "v2":
         return False
     lowered = _lowered(word)
@@ -296,6 +296,31 @@ def task_verb(word: str, *, ukrainian: bool = False, skip: frozenset[str] = froz
         if verbs:
             return verbs[0].normal_form not in skip and any("impf" in p.tag for p in verbs)
     return False
+
+
+@functools.lru_cache(maxsize=65536)
+def imperative_aspect(word: str, *, ukrainian: bool = False) -> str | None:
+    """The aspect of a verb in the imperative: "impf" (пиши, составляй, показуй) or "perf"
+    (напиши, составь, покажи); None for any other word. Russian and Ukrainian order a
+    repeated task in the imperfective and a single one in the perfective: "когда даёшь
+    рецепт, пиши калорийность" is for every recipe, "если знаешь, подскажи ресторан" for
+    one evening."""
+    if verb_form(word, ukrainian=ukrainian) != "impr":
+        return None
+    lowered = _lowered(word)
+    for lang in _order(lowered, ukrainian=ukrainian):
+        found = [p for p in _parse(lang, lowered) if _known(p)]
+        if not found:
+            continue  # the language whose dictionary knows the word, as `verb_form` reads it
+        aspects = {
+            "impf" if "impf" in p.tag else "perf"
+            for p in found
+            if p.tag.POS == "VERB" and "impr" in p.tag
+        }
+        # A verb of both aspects ("используй", "исследуй") or a homonym ("считай") says
+        # nothing either way.
+        return next(iter(aspects)) if len(aspects) == 1 else None
+    return None
 
 
 @functools.lru_cache(maxsize=65536)

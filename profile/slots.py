@@ -886,29 +886,43 @@ _NO_TASK = frozenset("мочь хотеть быть могти хотіти б�
 
 
 @functools.lru_cache(maxsize=1024)
-def addressed_condition(sentence: str) -> tuple[int, int] | None:
-    """The span of a Russian or Ukrainian clause about a task the assistant does again
-    and again, which makes the order beside it a standing one: "когда даёшь рецепт",
-    "коли радиш готелі", "к каждой тренировке, которую составляешь". A conjunction or
-    relative word, then within a few words a verb in the second person that is
-    imperfective (pymorphy3): the imperfective present is a task repeated, while the
-    perfective future is one event ("когда закончишь, скинь файл", "коли прочитаєш,
-    відпиши"). Modal verbs name no task ("если можешь, посоветуй фильм").
+def standing_task(sentence: str) -> bool:
+    """Whether the sentence's Russian or Ukrainian order (its first imperative,
+    `_imperative`) is for a task the assistant does again and again, as "always" would
+    make it: "когда даёшь рецепт, пиши калорийность", "коли радиш готелі, пиши, чи можна
+    з собакою", "к каждой тренировке, которую составляешь, добавляй растяжку". Two facts
+    of the grammar, read by pymorphy3, say so together:
 
-    English has no aspect to tell "when you suggest hotels" from "when you get a
-    minute", and a finder that took any verb made thirty of 124 one-off requests
-    standing notes (DESIGN-NOTES, standing orders told as a task)."""
+    - a conjunction or relative word with, within a few words, a verb in the second
+      person that may be imperfective (`morph.task_verb`): the imperfective present is a
+      task done again, the perfective future one event ("когда закончишь, скинь файл"),
+      and modal verbs name no task ("если можешь, …");
+    - the order itself in the imperfective (`morph.imperative_aspect`): "пиши",
+      "добавляй" order every such task, "подскажи", "скинь", "распечатай" one. The
+      condition alone is often a state of knowing or liking, not a task ("если знаешь,
+      подскажи ресторан", "книгу, которую ты советуешь, скинь ссылку"), and a review of
+      84 such one-offs found 25 made notes without this check.
+
+    English marks neither, so "when you suggest hotels" (every time) and "when you get a
+    minute" (once) have the same shape; a finder that took any verb made thirty of 124
+    one-off requests notes (DESIGN-NOTES, standing orders told as a task)."""
     if not morph.is_cyrillic(sentence):
-        return None
+        return False
     ukrainian = morph.has_ukrainian_letters(sentence)
-    words = list(re.finditer(r"[\w'ʼ-]+", sentence))
+    order = _imperative(sentence)
+    verb = order and morph.WORD.match(sentence, order.start())
+    if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
+        return False
+    words = list(morph.WORD.finditer(sentence))
     for i, word in enumerate(words):
-        if not _CONDITION_WORD.match(sentence, word.start()):
+        condition = _CONDITION_WORD.match(sentence, word.start())
+        if condition is None:
             continue
-        for after in words[i + 1 : i + 1 + CONDITION_REACH]:
+        near = words[i + 1 : i + 3 + CONDITION_REACH]  # "каждый раз" is two words
+        for after in [w for w in near if w.start() >= condition.end()][:CONDITION_REACH]:
             if morph.task_verb(after.group().lower(), ukrainian=ukrainian, skip=_NO_TASK):
-                return word.start(), after.end()
-    return None
+                return True
+    return False
 
 
 _TAKE_BACK_NOTE = re.compile(
@@ -1076,7 +1090,7 @@ def notes(sentence: str) -> list[Proposal]:
         marker, origin = _imperative(sentence), "request"
     if marker is None:
         return []
-    if origin == "request" and addressed_condition(sentence) is not None:
+    if origin == "request" and standing_task(sentence):
         origin = "notes"  # "когда даёшь рецепт, пиши …": for every such task, as "always" says
     start, end = clause_of(sentence, marker.start())
     if _take_backs(sentence, start, end):

@@ -1102,12 +1102,14 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "task"),
+    ("text", "standing"),
     [
         ("когда даёшь рецепт, пиши сразу калорийность на порцию", True),
         ("коли радиш готелі, пиши, чи можна з собакою", True),
         ("к каждой тренировке, которую составляешь, добавляй растяжку", True),
         ("когда считаешь бюджет поездки, закладывай 15% сверху", True),
+        ("каждый раз, когда предлагаешь ужин, учитывай, что я не ем свинину", True),
+        ("коли розв’язуєш задачі, пиши всі кроки", True),  # a typographic apostrophe
         ("когда закончишь, скинь мне файл", False),
         ("коли прочитаєш, відпиши мені", False),
         ("если можешь, посоветуй фильм на вечер", False),
@@ -1115,14 +1117,20 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("Як думаєш, японська складна?", False),
         ("когда мама готовит, пахнет на весь дом", False),
         ("when you suggest podcasts, tell me how long the episodes are", False),
+        # a state, not a task, and an order for once (perfective)
+        ("если знаешь, подскажи хороший ресторан рядом", False),
+        ("якщо пам'ятаєш, нагадай, як звали того актора", False),
+        ("книгу, которую ты советуешь, скинь ссылку", False),
+        ("рецепт, который ты даёшь, распечатай", False),
+        ("если ты любишь кофе, посоветуй хорошую кофейню", False),
     ],
 )
-def test_a_task_the_assistant_does_again_is_an_imperfective_second_person(
-    text: str, task: bool
+def test_a_standing_order_is_imperfective_beside_a_task_done_again(
+    text: str, standing: bool
 ) -> None:
     from aniso.profile import slots
 
-    assert (slots.addressed_condition(text) is not None) is task
+    assert slots.standing_task(text) is standing
 
 
 @pytest.mark.parametrize(
@@ -1132,6 +1140,7 @@ def test_a_task_the_assistant_does_again_is_an_imperfective_second_person(
         ("когда закончишь, скинь мне файл", "request"),
         ("коли прочитаєш, відпиши мені", "request"),
         ("если можешь, посоветуй фильм на вечер", "request"),
+        ("если знаешь, подскажи хороший ресторан рядом", "request"),
     ],
 )
 def test_an_order_beside_a_repeated_task_is_a_standing_note(text: str, origin: str) -> None:
@@ -1152,6 +1161,13 @@ def test_an_order_beside_a_repeated_task_is_a_standing_note(text: str, origin: s
         "when you get a minute, call me",
         "Call me when you get this",
         "when I get home, remind me to call mom",
+        "если знаешь, подскажи хороший ресторан рядом",
+        "если ты знаешь английский, проверь мой текст",
+        "якщо ти знаєш англійську, перевір мій лист",
+        "фильм, который ты рекомендуешь, пришли трейлер",
+        "план, который ты предлагаешь, распиши по дням",
+        "если видишь ошибку в коде, покажи где",
+        "если получаешь это сообщение, ответь",
     ],
 )
 def test_a_one_off_order_beside_a_condition_is_no_note(text: str) -> None:
