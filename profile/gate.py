@@ -297,6 +297,11 @@ def features(
     )
     if not any(w.isalnum() for w in sentence[:start]):
         flags.add("at_start")  # a capital there is the sentence's, not the name's
+    if field == "notes" and slots.standing_task(sentence):
+        # "когда даёшь рецепт, пиши …": an order for every such task. A note's cue only:
+        # on every proposal of the sentence it cost "рецепты давай без глютена, когда
+        # предлагаешь ужин" its avoided gluten.
+        flags.add("habit")
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
     out.append("x:first_sent" if first else "x:later_sent")  # an aside comes later
@@ -699,8 +704,6 @@ def _flags(sentence: str, around: list[str], left: list[str]) -> set[str]:
     ukrainian = morph.has_ukrainian_letters(sentence)
     if any(morph.verb_form(w.lower(), ukrainian=ukrainian) == "impr" for w in around):
         flags.add("impr")  # "сделай табличкой": a request, which is seldom standing
-    if slots.standing_task(sentence):
-        flags.add("habit")  # "когда даёшь рецепт, пиши …": an order for every such task
     if "self" not in flags:
         flags.add("no_self")
     return flags

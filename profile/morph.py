@@ -217,9 +217,32 @@ def is_place_word(word: str) -> bool:
 
 def likely_name(word: str) -> bool:
     """Whether the likeliest analysis is a first name ("дима"), not merely some
-    analysis ("из" can be read as the name Иза)."""
+    analysis ("из" can be read as the name Иза), and not a guess that a dictionary
+    contradicts (`_guessed_name`)."""
     found = parses(word)
-    return bool(found) and "Name" in found[0][TAG]
+    return bool(found) and "Name" in found[0][TAG] and not _guessed_name(word)
+
+
+@functools.lru_cache(maxsize=16384)
+def _guessed_name(word: str) -> bool:
+    """Whether the likeliest reading's name is the analyser's guess from an ending while
+    a dictionary lists the word as something else: "я забагато витрачаю" (Ukrainian,
+    too much) has no letter of its own, so the Russian analyser reads it first and
+    guesses a man's name from "-ато"; the Ukrainian dictionary lists an adverb."""
+    lowered = _lowered(word)
+    languages = _order(lowered)
+    first = _parse(languages[0], lowered)
+    if not first or _listed(first[0]):
+        return False
+    return any(
+        _listed(p) and "Name" not in p.tag for lang in languages for p in _parse(lang, lowered)
+    )
+
+
+def _listed(parse: Any) -> bool:
+    """Whether an analysis is the dictionary's own entry for the whole word: `_known` also
+    takes a known ending after a prefix the analyser stripped ("за" + "баг" + "ато")."""
+    return len(parse.methods_stack) == 1 and _known(parse)
 
 
 def is_patronymic(word: str) -> bool:

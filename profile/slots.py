@@ -881,6 +881,13 @@ _CONDITION_WORD = re.compile(
 )
 CONDITION_REACH = 3
 """Words after "когда", "якщо" within which the assistant's verb stands."""
+_THIS_TIME = frozenset(
+    "сейчас щас сегодня зараз сьогодні этот эта эту этого этой этих эти этим этому цей ця цю"
+    " цього цієї ці цих цим цьому".split()
+)
+"""Words that point at one occasion ("сейчас", "этот бюджет", "цей лист"): an order
+about it is for once, however its verbs read. The neuter "это"/"це" is left out: it is
+as often a particle ("это важно")."""
 _NO_TASK = frozenset("мочь хотеть быть могти хотіти бути".split())
 """Verbs that say whether or when, not what: "если можешь, …", "якщо хочеш, …"."""
 
@@ -914,6 +921,8 @@ def standing_task(sentence: str) -> bool:
     if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
         return False
     words = list(morph.WORD.finditer(sentence))
+    if any(w.group().lower() in _THIS_TIME for w in words):
+        return False  # "когда смотришь это видео, смотри с пятой минуты": this one
     for i, word in enumerate(words):
         condition = _CONDITION_WORD.match(sentence, word.start())
         if condition is None:

@@ -284,6 +284,9 @@ def test_self_introductions_set_the_name(text: str, name: str) -> None:
         ("коротше я Денис, мені 34", "Денис"),
         ("я рада, что ты есть", None),
         ("я в Москве", None),
+        # Ukrainian "too much", which the Russian analyser guesses is a name from "-ато"
+        ("чоловік каже, що я забагато витрачаю на каву", None),
+        ("я Айгерим, из Алматы", "Айгерим"),  # a name no dictionary lists stays a name
     ],
 )
 def test_a_first_name_after_i_is_proposed_anywhere(text: str, name: str | None) -> None:
@@ -1123,6 +1126,9 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("книгу, которую ты советуешь, скинь ссылку", False),
         ("рецепт, который ты даёшь, распечатай", False),
         ("если ты любишь кофе, посоветуй хорошую кофейню", False),
+        # the order is for this occasion: "этот", "сейчас", "цей", "зараз"
+        ("ты когда считаешь этот бюджет, учитывай мой отпуск в мае", False),
+        ("якщо зараз пишеш лист, пиши від мого імені", False),
     ],
 )
 def test_a_standing_order_is_imperfective_beside_a_task_done_again(
@@ -1131,6 +1137,15 @@ def test_a_standing_order_is_imperfective_beside_a_task_done_again(
     from aniso.profile import slots
 
     assert slots.standing_task(text) is standing
+
+
+def test_the_cue_of_a_repeated_task_is_a_notes_cue_only() -> None:
+    """On every proposal of the sentence, the cue cost "рецепты давай без глютена, когда
+    предлагаешь ужин" its avoided gluten."""
+    found = candidates("если советуешь фильмы, учитывай, что я люблю ужасы")
+    cues = {c.op.field: "c:habit" in c.features(None, None) for c in found}
+    assert cues.get("notes") is True
+    assert not any(cue for field, cue in cues.items() if field != "notes")
 
 
 @pytest.mark.parametrize(
