@@ -881,13 +881,18 @@ _CONDITION_WORD = re.compile(
 )
 CONDITION_REACH = 3
 """Words after "когда", "якщо" within which the assistant's verb stands."""
-_THIS_TIME = frozenset(
-    "сейчас щас сегодня зараз сьогодні этот эта эту этого этой этих эти этим этому цей ця цю"
-    " цього цієї ці цих цим цьому".split()
+_TODAY = frozenset("сейчас щас сегодня зараз сьогодні".split())
+_THIS_TIME = _TODAY | frozenset(
+    "этот эта эту этого этой этом этих эти этим этими этому цей ця цю цього цієї цією ці"
+    " цих цим цими цьому".split()
 )
-"""Words that point at one occasion ("сейчас", "этот бюджет", "цей лист"): an order
-about it is for once, however its verbs read. The neuter "это"/"це" is left out: it is
-as often a particle ("это важно")."""
+"""Words that point at one occasion ("сейчас", "этот бюджет", "цей лист"): a task or
+an order about it is for once, however its verbs read. Read in the task's clause and
+(only "now" and "today") the order's own, not the whole sentence: "когда даёшь рецепты,
+пиши калории, сейчас я на диете" stands. The neuter "это"/"це" is left out: it is as
+often a particle ("это важно"). "теперь"/"тепер" is too: "теперь всегда пиши …" is
+from now on."""
+_CLAUSE_STOP = re.compile(r"[,;:—–.!?]")
 _NO_TASK = frozenset("мочь хотеть быть могти хотіти бути".split())
 """Verbs that say whether or when, not what: "если можешь, …", "якщо хочеш, …"."""
 
@@ -920,9 +925,9 @@ def standing_task(sentence: str) -> bool:
     verb = order and morph.WORD.match(sentence, order.start())
     if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
         return False
+    if _names(sentence, verb.start(), _clause_end(sentence, verb.end(), None), _TODAY):
+        return False  # "отвечай нормально сейчас": this once
     words = list(morph.WORD.finditer(sentence))
-    if any(w.group().lower() in _THIS_TIME for w in words):
-        return False  # "когда смотришь это видео, смотри с пятой минуты": this one
     for i, word in enumerate(words):
         condition = _CONDITION_WORD.match(sentence, word.start())
         if condition is None:
@@ -930,8 +935,22 @@ def standing_task(sentence: str) -> bool:
         near = words[i + 1 : i + 3 + CONDITION_REACH]  # "каждый раз" is two words
         for after in [w for w in near if w.start() >= condition.end()][:CONDITION_REACH]:
             if morph.task_verb(after.group().lower(), ukrainian=ukrainian, skip=_NO_TASK):
-                return True
+                # "ты когда считаешь этот бюджет, учитывай …": the task is this one
+                end = _clause_end(sentence, condition.end(), verb.start())
+                return not _names(sentence, condition.start(), end, _THIS_TIME)
     return False
+
+
+def _clause_end(sentence: str, start: int, order: int | None) -> int:
+    """Where the clause from `start` ends: at a comma, dash, colon or full stop, or where
+    the order begins."""
+    stop = _CLAUSE_STOP.search(sentence, start)
+    end = stop.start() if stop else len(sentence)
+    return min(end, order) if order is not None and order > start else end
+
+
+def _names(sentence: str, start: int, end: int, words: frozenset[str]) -> bool:
+    return any(w.group().lower() in words for w in morph.WORD.finditer(sentence, start, end))
 
 
 _TAKE_BACK_NOTE = re.compile(
