@@ -283,6 +283,8 @@ def features(
     cross-validated recall at a lower false-update rate (DESIGN-NOTES.md, the profile
     extractor)."""
     field = op.field
+    # Read before the rewrite below, on the text `slots.notes` read (one cached answer).
+    habit = field == "notes" and slots.standing_task(sentence)
     sentence = still_as_adverb(sentence)
     out = ["bias", f"f:{field}", f"k:{op.kind}", f"o:{origin}", f"fk:{field}:{op.kind}"]
     out.append(f"of:{origin}:{field}")  # a finder is surer of some fields than others
@@ -297,7 +299,7 @@ def features(
     )
     if not any(w.isalnum() for w in sentence[:start]):
         flags.add("at_start")  # a capital there is the sentence's, not the name's
-    if field == "notes" and slots.standing_task(sentence):
+    if habit:
         # "когда даёшь рецепт, пиши …": an order for every such task. A note's cue only:
         # on every proposal of the sentence it cost "рецепты давай без глютена, когда
         # предлагаешь ужин" its avoided gluten.

@@ -230,13 +230,10 @@ def _guessed_name(word: str) -> bool:
     too much) has no letter of its own, so the Russian analyser reads it first and
     guesses a man's name from "-ато"; the Ukrainian dictionary lists an adverb."""
     lowered = _lowered(word)
-    languages = _order(lowered)
-    first = _parse(languages[0], lowered)
-    if not first or _listed(first[0]):
+    found = [_parse(lang, lowered) for lang in _order(lowered)]
+    if not found[0] or _listed(found[0][0]):
         return False
-    return any(
-        _listed(p) and "Name" not in p.tag for lang in languages for p in _parse(lang, lowered)
-    )
+    return any(_listed(p) and "Name" not in p.tag for analyses in found for p in analyses)
 
 
 def _listed(parse: Any) -> bool:

@@ -942,10 +942,9 @@ def standing_task(sentence: str) -> bool:
 
 
 def _clause_end(sentence: str, start: int, order: int | None) -> int:
-    """Where the clause from `start` ends: at a comma, dash, colon or full stop, or where
-    the order begins."""
-    stop = _CLAUSE_STOP.search(sentence, start)
-    end = stop.start() if stop else len(sentence)
+    """Where the clause from `start` ends (`clause_of`, cut at a comma, dash or colon
+    too), or where the order begins."""
+    end = clause_of(sentence, start, _CLAUSE_STOP)[1]
     return min(end, order) if order is not None and order > start else end
 
 
