@@ -1192,3 +1192,16 @@ def test_an_order_beside_a_repeated_task_is_a_standing_note(text: str, origin: s
 )
 def test_a_one_off_order_beside_a_condition_is_no_note(text: str) -> None:
     assert not [v for v in values(text) if v[1] == "notes"], text
+
+
+@pytest.mark.parametrize(
+    ("text", "interests"),
+    [
+        ("з хобі в мене настолки і йога", {"board games", "yoga"}),
+        ("я костя, из барнаула. интересы: горы, походы, фотография", {"mountains", "hiking"}),
+    ],
+)
+def test_a_word_for_hobbies_cues_the_list_after_it(text: str, interests: set[str]) -> None:
+    """ "хобби" was a cue and "хобі", "интересы" were not."""
+    proposed = {c.op.value for c in candidates(text) if c.op.field == "interests"}
+    assert interests <= proposed
