@@ -37,8 +37,8 @@ _DOING = r"увлекаюсь|захоплююсь|захоплююся|зани
 ("играю в шахматы", `LIKE`) and after it ("в шахматы играю", `INTEREST_AFTER`)."""
 LIKE = _cue(
     r"love\w*|like|likes|enjoy\w*|into|fan\s+of|fav|favs|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
-    r"|hobby|hobbies|interests|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
-    rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|интересы|інтереси|увлечения|захоплення|любим\w*"
+    r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
+    rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
     r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"

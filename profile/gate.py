@@ -306,7 +306,6 @@ def features(
         flags.add("habit")
     for flag in sorted(flags):
         out += [f"c:{flag}", f"cf:{flag}:{field}", f"ck:{flag}:{op.kind}"]
-    out += [f"c:{name}:near" for name in _near_cues(sentence, start, end)]
     out.append("x:first_sent" if first else "x:later_sent")  # an aside comes later
     around = _around(sentence, start, end, words)
     held_found = held_features(op, held)
@@ -568,30 +567,14 @@ _PART = re.compile(
 people's places, one on each side of "а"."""
 
 
-def _part_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
-    """The value's own part of the clause (`_PART`): from the last break before it to
-    the next after it."""
-    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
-    after = _PART.search(sentence, end)
-    return (before[-1] if before else 0), (after.start() if after else len(sentence))
-
-
-def _near_cues(sentence: str, start: int, end: int) -> list[str]:
-    """The named cues (`_CUE_CLASSES`) in the value's own part of the clause. A cue
-    counts for the whole sentence too; here it counts again where it stands beside the
-    value: in "we moved to Toronto last month, finally direct flights to everywhere" the
-    flights are no trip to Toronto."""
-    low, high = _part_bounds(sentence, start, end)
-    return [name for name, pattern in _CUE_CLASSES if pattern.search(sentence, low, high)]
-
-
 def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
     """Who the value's own part of the clause is about: the user ("I", "we"), someone
     else, and the person and tense of its verbs. Russian and Ukrainian drop the subject,
     so "живёт в Торонто" (someone else), "живу" (the user), "переехали" (we, or they) and
     "напиши" (a request) say it through the verb (`morph.verb_form`)."""
-    low, high = _part_bounds(sentence, start, end)
     before = [m.end() for m in _PART.finditer(sentence, 0, start)]
+    after = _PART.search(sentence, end)
+    low, high = (before[-1] if before else 0), (after.start() if after else len(sentence))
     part = [w for w, s, _ in words if low <= s < high and not _in_value(w, s, start, end)]
     ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()

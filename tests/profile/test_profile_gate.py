@@ -139,18 +139,6 @@ def test_the_gate_reads_a_past_verb_in_the_values_own_clause() -> None:
     assert "x:past_clause" not in _cues("я живу во Львове", "timezone")
 
 
-def test_a_cue_beside_the_value_counts_again_as_near() -> None:
-    def cues(text: str) -> set[str]:
-        found = [c for c in candidates(text) if c.op.field == "timezone"]
-        assert found, f"no place proposed in {text!r}"
-        return {f for f in found[0].features(0.5) if f.startswith("c:")}
-
-    moved = cues("we moved to Toronto last month, finally direct flights to everywhere")
-    assert {"c:trip", "c:move", "c:move:near"} <= moved
-    assert "c:trip:near" not in moved  # the flights are another part's
-    assert "c:trip:near" in cues("flying to Toronto for a conference next week")
-
-
 def test_a_negation_counts_in_the_values_own_clause_only() -> None:
     def negated(text: str, field: str) -> bool:
         found = [c for c in candidates(text) if c.op.field == field]
