@@ -21,8 +21,9 @@ TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|[.!?…]", re.UNICODE)
 POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
-def named(query: str) -> list[str]:
-    """Stems of the names in `query`, in order, without repeats."""
+def capitalised(query: str) -> list[str]:
+    """The names in `query` as written, possessive dropped, in order: capitalised words
+    inside a sentence."""
     found: list[str] = []
     start = True
     for token in TOKEN.findall(query):
@@ -32,6 +33,12 @@ def named(query: str) -> list[str]:
         word = POSSESSIVE.sub("", token)
         capital = word[:1].isupper() and not word.isupper()
         if capital and not start and word.lower() not in STOPWORDS and len(word) > 1:
-            found.append(stem(word.lower().replace("’", "'")))
+            found.append(word)
         start = False
+    return found
+
+
+def named(query: str) -> list[str]:
+    """Stems of the names in `query`, in order, without repeats."""
+    found = [stem(word.lower().replace("’", "'")) for word in capitalised(query)]
     return list(dict.fromkeys(found))

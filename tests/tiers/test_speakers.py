@@ -1,0 +1,145 @@
+"""Speaker-aware matching: a question about one speaker of a replayed conversation
+favours that speaker's own turns (`tiers.speakers`, `memory.SPEAKER_WEIGHT`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers import nights
+
+from aniso.core.clock import SimulatedClock
+from aniso.core.settings import load_settings
+from aniso.services import Services, build
+from aniso.tiers import memory as memory_module
+from aniso.tiers.speakers import asked_about, speaker_of
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        ("Caroline: I went to the support group", "caroline"),
+        ("Mary Jane: hi", "mary"),
+        ("Соломія: привіт, як справи?", "соломія"),
+        ("Артём: ну да", "артем"),
+        ("I went to the support group", None),
+        ("note to self: buy milk", None),
+        ("Remember this: the code is on the fridge", None),
+        ("10:30 the bus", None),
+    ],
+)
+def test_a_speaker_is_the_capitalised_name_before_the_colon(text: str, speaker: str | None) -> None:
+    assert speaker_of(text) == speaker
+
+
+@pytest.mark.parametrize(
+    ("question", "voices", "asked"),
+    [
+        ("Что Артёма беспокоило весной?", {"артем", "марина"}, {"артем"}),
+        ("Что Марине подарили?", {"артем", "марина"}, {"марина"}),
+        ("Що Соломії подобається?", {"соломія", "остап"}, {"соломія"}),
+        ("Що купили Олегові?", {"олег", "остап"}, {"олег"}),
+        ("Что испекла Анна?", {"анна", "борис"}, {"анна"}),
+        ("What did Caroline research?", {"caroline", "melanie"}, {"caroline"}),
+        ("Что подарили на свадьбу?", {"артем", "марина"}, set()),
+        # A stem would join these: "Мария" and "Марк" are both "мар" to the stemmer.
+        ("Что сказал Марк?", {"мария", "борис"}, set()),
+        ("Что купил Артур?", {"артем", "марина"}, set()),
+        ("Что подарила Марина?", {"мария", "марина"}, {"марина"}),
+        ("What did Ann bake?", {"ann", "anna"}, {"ann"}),
+        ("What does Mark think of the budget?", {"marketing", "note"}, set()),
+        ("Where did we go in May?", {"maya", "ben"}, set()),
+    ],
+)
+def test_a_question_names_a_speaker_in_any_form_of_the_name(
+    question: str, voices: set[str], asked: set[str]
+) -> None:
+    assert asked_about(question, voices) == asked
+
+
+TURNS = [
+    "Ben: Anna, you baked again on Sunday? What was it this time, a cake?",
+    "Anna: A sourdough loaf, baked it on Sunday with rye flour",
+    "Ben: I only bake frozen pizza, to be honest",
+]
+
+
+def chat_memory(tmp_path: Path) -> tuple[Services, datetime]:
+    services = build(load_settings({"data_dir": str(tmp_path / "data")}))
+    start = datetime(2024, 5, 5, 19, 0, tzinfo=UTC)
+    for index, text in enumerate(TURNS):
+        services.memory.store(text, at=start + timedelta(minutes=index), session="s")
+    return services, start + timedelta(days=1)
+
+
+@pytest.mark.parametrize(("weight", "first"), [(None, TURNS[1]), (0.0, TURNS[0])])
+def test_the_named_speakers_own_turn_answers_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weight: float | None, first: str
+) -> None:
+    """Ben's question names Anna and says "baked" and "Sunday" too, so by words alone it
+    ranks first (the case with no weight shows the test can fail); Anna's turn holds
+    the answer."""
+    if weight is not None:
+        monkeypatch.setattr(memory_module, "SPEAKER_WEIGHT", weight)
+    services, now = chat_memory(tmp_path)
+    try:
+        items = services.memory.recall("What did Anna bake on Sunday?", now=now).items
+        assert items[0].text == first, [i.text for i in items]
+    finally:
+        services.close()
+
+
+def test_one_voice_is_left_as_it_is() -> None:
+    """A label that reads as a speaker ("Note:") favours nothing unless the hits hold
+    two voices."""
+    asked = memory_module._asked_speakers
+    note = "Note: the spare key is under the blue pot"
+    assert asked("Where is it, Note?", [note, "keys"], []) == set()
+    assert asked("Where is it, Note?", [note, "Todo: buy a key"], []) == {"note"}
+    assert asked("Where is it, Note?", [note], ["todo"]) == {"note"}
+
+
+BAKING = [
+    "Ben: Anna, what did you bake on Sunday? You bake every Sunday, Anna!",
+    "Ben: Anna, did you bake bread on Sunday? Tell me what you bake, Anna",
+    "Ben: Sunday baking again, Anna? What did you bake this time",
+    "Ben: Anna, you bake on Sunday and I never get a slice of what you bake",
+    "Anna: a sourdough loaf with rye flour, baked it on Sunday morning",
+]
+
+
+@pytest.mark.parametrize(("weight", "first_by"), [(None, "Anna:"), (0.0, "Ben:")])
+def test_a_packed_turn_gains_as_it_would_live(
+    llm,  # type: ignore[no-untyped-def]
+    clock: SimulatedClock,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    weight: float | None,
+    first_by: str,
+) -> None:
+    """An archived turn gains what its live copy would, before its cold block picks the
+    three turns its gist quotes: without the gain, the other speaker's four turns that
+    say the question's words would be the quotes, and the answer none of them (issue
+    19: a turn ranks the same in every tier)."""
+    if weight is not None:
+        monkeypatch.setattr(memory_module, "SPEAKER_WEIGHT", weight)
+    services = build(load_settings({"model": "fake/scripted"}), clock=clock)
+    try:
+        memory = services.controller.memory
+        for text in BAKING:
+            memory.store(text, at=clock(), session="s")
+            clock.advance(timedelta(minutes=2))
+        clock.advance(timedelta(hours=8))
+        memory.store("Unrelated: my car needs new winter tyres soon", at=clock(), session="s")
+        nights(services, clock, 120)
+        archived = services.db.execute(
+            "SELECT count(*) FROM archive WHERE status = 'archived'"
+        ).fetchone()[0]
+        assert archived >= len(BAKING), "the test needs the baking turns packed"
+        items = memory.recall("What did Anna bake on Sunday?", now=clock()).items
+        gists = [i for i in items if i.quotes]
+        assert gists, [(i.tier, i.text[:40]) for i in items]
+        assert gists[0].quotes[0].text.startswith(first_by), gists[0].quotes
+    finally:
+        services.close()
