@@ -21,14 +21,15 @@ TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|[.!?…]", re.UNICODE)
 POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
-def capitalised(query: str) -> list[str]:
+def capitalised(query: str, *, first: bool = False) -> list[str]:
     """The names in `query` as written, possessive dropped, in order: capitalised words
-    inside a sentence."""
+    inside a sentence, and with `first` a sentence's first word too (for a caller that
+    checks them against names it knows)."""
     found: list[str] = []
-    start = True
+    start = not first
     for token in TOKEN.findall(query):
         if token in ".!?…":
-            start = True
+            start = not first
             continue
         word = POSSESSIVE.sub("", token)
         capital = word[:1].isupper() and not word.isupper()

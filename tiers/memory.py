@@ -305,6 +305,7 @@ class TieredMemory:
         for hit in items:
             if hit.episode_id and speakers.speaker_of(hit.text) in asked:
                 hit.score *= 1 + SPEAKER_WEIGHT
+                hit.gain = 1 + SPEAKER_WEIGHT
         if ENTITY_WEIGHT > 0:
             items = self._favour_named(items, entities.named(query))
         items = self._expand(items, query, now=now, exclude=excluded)
@@ -401,9 +402,11 @@ class TieredMemory:
             if row["restored_from"] is not None:
                 restored.add(row["block_id"])
         lifted = _lift_archived(archived, hits)
-        rows = archive.archived_rows(self.db, list(lifted)) if lifted and SPEAKER_WEIGHT else {}
+        named = speakers.names_in(query) if SPEAKER_WEIGHT > 0 else []
+        rows = archive.archived_rows(self.db, list(lifted)) if lifted and named else {}
         said = {n: speakers.speaker_of(str(row["user_text"])) for n, row in rows.items()}
-        asked = _asked_speakers(query, [h.text for h in hits], said.values())
+        asked = _asked_speakers(named, [h.text for h in hits], said.values())
+        before = _standing(lifted)
         if asked:
             # As a live turn gains after its neighbours lift it (`recall`), so does an
             # archived one, before its block picks the turns its gist quotes.
@@ -412,9 +415,7 @@ class TieredMemory:
                 n: (block_id, score * gain if said.get(n) in asked else score)
                 for n, (block_id, score) in lifted.items()
             }
-        standing: dict[int, float] = {}
-        for block_id, score in lifted.values():
-            standing[block_id] = max(score, standing.get(block_id, 0.0))
+        standing = _standing(lifted)
         block_scores = {
             number: max(scores.get(block_key(number), 0.0), standing.get(number, 0.0))
             for number in {*block_ids, *standing}
@@ -439,16 +440,17 @@ class TieredMemory:
                 continue
             shown = quotes.get(row["id"], ())
             best = block_scores[row["id"]]
-            hits.append(
-                _summary_hit(
-                    row,
-                    score=best,
-                    quotes=shown,
-                    quote_shares=tuple(
-                        lifted[q.episode_id][1] / best if best > 0 else 0.0 for q in shown
-                    ),
-                )
+            hit = _summary_hit(
+                row,
+                score=best,
+                quotes=shown,
+                quote_shares=tuple(
+                    lifted[q.episode_id][1] / best if best > 0 else 0.0 for q in shown
+                ),
             )
+            ungained = max(scores.get(block_key(row["id"]), 0.0), before.get(row["id"], 0.0))
+            hit.gain = best / ungained if ungained > 0 else 1.0
+            hits.append(hit)
         return hits, archived, restored, asked
 
     def _expand(
@@ -712,6 +714,10 @@ class _Hit:
     quotes: tuple[Quote, ...] = ()
     quote_shares: tuple[float, ...] = ()
     """Each quote's score as a share of the hit's: actuality scales both alike."""
+    gain: float = 1.0
+    """What a named speaker's turn multiplied the score by (`SPEAKER_WEIGHT`): the
+    relevance floor is read from scores before it, so favouring one speaker's turns
+    ranks the others lower but drops none of them."""
 
     def item(self) -> MemoryItem:
         return MemoryItem(
@@ -1040,16 +1046,24 @@ def _inputs(row: Sequence[Any], *, now: datetime, linked_to_open: bool) -> Actua
 
 
 def _asked_speakers(
-    query: str, live_texts: Sequence[str], packed: Iterable[str | None]
+    named: Sequence[str], live_texts: Sequence[str], packed: Iterable[str | None]
 ) -> set[str]:
-    """The speakers `query` names among those of the hits (`speakers`), whose turns gain
-    SPEAKER_WEIGHT of their score, live or archived alike. None when SPEAKER_WEIGHT is
-    0, or when the hits hold fewer than two voices: a history with one voice, such as
-    the user's own messages, is left as it is."""
-    if SPEAKER_WEIGHT <= 0:
+    """The speakers among those of the hits that the question's names (`named`,
+    `speakers.names_in`) name, whose turns gain SPEAKER_WEIGHT of their score, live or
+    archived alike. Empty when the hits hold fewer than two voices: a history with one
+    voice, such as the user's own messages, is left as it is."""
+    if not named:
         return set()
     voices = {s for s in (*map(speakers.speaker_of, live_texts), *packed) if s}
-    return speakers.asked_about(query, voices) if len(voices) >= 2 else set()
+    return speakers.asked_about_names(named, voices) if len(voices) >= 2 else set()
+
+
+def _standing(lifted: dict[int, tuple[int, float]]) -> dict[int, float]:
+    """Each block's best archived turn's score."""
+    standing: dict[int, float] = {}
+    for block_id, score in lifted.values():
+        standing[block_id] = max(score, standing.get(block_id, 0.0))
+    return standing
 
 
 def _ranked_since(
@@ -1088,7 +1102,7 @@ def _relevant(hits: list[_Hit]) -> list[_Hit]:
     noise that only costs tokens."""
     if not hits or RELEVANCE_FLOOR <= 0:
         return hits
-    floor = RELEVANCE_FLOOR * hits[0].score
+    floor = RELEVANCE_FLOOR * max(hit.score / hit.gain for hit in hits)
     return [hit for hit in hits if hit.score >= floor]
 
 

@@ -22,14 +22,18 @@ ending ("Артёма", "Марине", "Соломії", "Олегові" name 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from aniso.tiers.entities import capitalised
 
 PREFIX_MAX = 64
 """Characters a speaker's prefix can take, colon and space included."""
 PREFIX = re.compile(r"^\s*((?:[^\W\d_][\w'’-]*)(?:\s+[^\W\d_][\w'’-]*){0,2}):\s")
-ENDINGS = frozenset("а я е є и і ї ы у ю о ой ей ою ею ом ем ям ам ах ях ові еві єві".split())
-"""Russian and Ukrainian case endings of a first name ("ём" is "ем": `_form`)."""
+ENDINGS = frozenset(
+    "а я е є и і ї ы у ю о й ь ой ей ою ею єю ом ем єм ям ам ах ях ові еві єві".split()
+)
+"""Russian and Ukrainian case endings of a first name, and the й, ь that other forms
+drop ("Андрей"/"Андрея", "Игорь"/"Игорем"; "ём" is "ем": `_form`)."""
 BASE_MIN = 2
 """Letters two forms of one name share before their endings."""
 _CYRILLIC = re.compile(r"[а-яёіїєґ]")
@@ -50,12 +54,13 @@ def speaker_of(text: str) -> str | None:
     words = match.group(1).split()
     if not all(word[:1].isupper() for word in words):
         return None  # "Remember this: ..." is no one's name
-    return _form(words[0])
+    return _form(words[0].split("-")[0])  # "Mary-Jane" is named "Mary" in a question
 
 
 def names_in(query: str) -> list[str]:
-    """The names of `query` (`entities.capitalised`), lower-cased and unstemmed."""
-    return [_form(word) for word in capitalised(query)]
+    """The names of `query` (`entities.capitalised`, and its first word, which may be a
+    name too: "Anna, what did you bake?"), lower-cased and unstemmed."""
+    return [_form(word) for word in capitalised(query, first=True)]
 
 
 def same_name(a: str, b: str) -> bool:
@@ -74,5 +79,17 @@ def same_name(a: str, b: str) -> bool:
 
 def asked_about(query: str, speakers: set[str]) -> set[str]:
     """The speakers among `speakers` that `query` names."""
-    names = names_in(query)
-    return {speaker for speaker in speakers if any(same_name(n, speaker) for n in names)}
+    return asked_about_names(names_in(query), speakers)
+
+
+def asked_about_names(names: Sequence[str], speakers: set[str]) -> set[str]:
+    """The speakers among `speakers` that `names` (`names_in`) name. A name that is a
+    speaker's own form names that speaker only: "Александра" is a woman's name and the
+    genitive of "Александр", and with both speaking it means her."""
+    found: set[str] = set()
+    for name in names:
+        if name in speakers:
+            found.add(name)
+        else:
+            found |= {speaker for speaker in speakers if same_name(name, speaker)}
+    return found

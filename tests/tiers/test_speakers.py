@@ -13,7 +13,7 @@ from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import Services, build
 from aniso.tiers import memory as memory_module
-from aniso.tiers.speakers import asked_about, speaker_of
+from aniso.tiers.speakers import asked_about, names_in, speaker_of
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,7 @@ from aniso.tiers.speakers import asked_about, speaker_of
     [
         ("Caroline: I went to the support group", "caroline"),
         ("Mary Jane: hi", "mary"),
+        ("Mary-Jane: hi", "mary"),
         ("Соломія: привіт, як справи?", "соломія"),
         ("Артём: ну да", "артем"),
         ("I went to the support group", None),
@@ -50,6 +51,12 @@ def test_a_speaker_is_the_capitalised_name_before_the_colon(text: str, speaker: 
         ("What did Ann bake?", {"ann", "anna"}, {"ann"}),
         ("What does Mark think of the budget?", {"marketing", "note"}, set()),
         ("Where did we go in May?", {"maya", "ben"}, set()),
+        ("Что купили для Сергея?", {"сергей", "оля"}, {"сергей"}),
+        ("Что Игоря беспокоит?", {"игорь", "оля"}, {"игорь"}),
+        ("Що подарували Андрієві?", {"андрій", "оля"}, {"андрій"}),
+        ("Что подарила Александра?", {"александр", "александра"}, {"александра"}),
+        ("Anna, what did you bake?", {"anna", "ben"}, {"anna"}),
+        ("What did Mary-Jane adopt?", {"mary", "ben"}, {"mary"}),
     ],
 )
 def test_a_question_names_a_speaker_in_any_form_of_the_name(
@@ -93,7 +100,10 @@ def test_the_named_speakers_own_turn_answers_first(
 def test_one_voice_is_left_as_it_is() -> None:
     """A label that reads as a speaker ("Note:") favours nothing unless the hits hold
     two voices."""
-    asked = memory_module._asked_speakers
+
+    def asked(question: str, live: list[str], packed: list[str]) -> set[str]:
+        return memory_module._asked_speakers(names_in(question), live, packed)
+
     note = "Note: the spare key is under the blue pot"
     assert asked("Where is it, Note?", [note, "keys"], []) == set()
     assert asked("Where is it, Note?", [note, "Todo: buy a key"], []) == {"note"}
@@ -141,5 +151,31 @@ def test_a_packed_turn_gains_as_it_would_live(
         gists = [i for i in items if i.quotes]
         assert gists, [(i.tier, i.text[:40]) for i in items]
         assert gists[0].quotes[0].text.startswith(first_by), gists[0].quotes
+    finally:
+        services.close()
+
+
+ROOF = [
+    ("meet", "Anna: the roof budget looks too high to me, we should ask for another quote"),
+    ("meet", "Anna: I still think the roof budget needs a second quote, I want the roofer's rate"),
+    ("meet", "Anna: and the roof tiles are old"),
+    ("meet2", "Ben: I told Anna the roofer charges 40 euros an hour"),
+]
+
+
+def test_favouring_one_speaker_drops_no_other_hit(tmp_path: Path) -> None:
+    """The relevance floor is read from scores before the gain: Anna's raised turns
+    rank first, and Ben's answer stays in the list (it fell under 0.3 of her raised
+    score and was cut, found by a review)."""
+    services = build(load_settings({"data_dir": str(tmp_path / "data")}))
+    start = datetime(2024, 5, 5, 19, 0, tzinfo=UTC)
+    try:
+        for index, (session, text) in enumerate(ROOF):
+            services.memory.store(text, at=start + timedelta(hours=index * 30), session=session)
+        question = "What did Anna learn about the roofer's rate for the roof?"
+        items = services.memory.recall(question, now=start + timedelta(days=40)).items
+        texts = [item.text for item in items]
+        assert texts[0].startswith("Anna:"), texts
+        assert ROOF[3][1] in texts, texts
     finally:
         services.close()
