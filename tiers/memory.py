@@ -302,7 +302,7 @@ class TieredMemory:
         excluded = set(exclude_episodes)
         items, archived, restored, asked = self._materialise(scores, query, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, restored), archived)
-        for hit in items:
+        for hit in items if asked else ():
             if hit.episode_id and speakers.speaker_of(hit.text) in asked:
                 hit.score *= 1 + SPEAKER_WEIGHT
                 hit.gain = 1 + SPEAKER_WEIGHT
@@ -406,7 +406,7 @@ class TieredMemory:
         rows = archive.archived_rows(self.db, list(lifted)) if lifted and named else {}
         said = {n: speakers.speaker_of(str(row["user_text"])) for n, row in rows.items()}
         asked = _asked_speakers(named, [h.text for h in hits], said.values())
-        before = _standing(lifted)
+        before = standing = _standing(lifted)
         if asked:
             # As a live turn gains after its neighbours lift it (`recall`), so does an
             # archived one, before its block picks the turns its gist quotes.
@@ -415,12 +415,12 @@ class TieredMemory:
                 n: (block_id, score * gain if said.get(n) in asked else score)
                 for n, (block_id, score) in lifted.items()
             }
-        standing = _standing(lifted)
+            standing = _standing(lifted)
         block_scores = {
             number: max(scores.get(block_key(number), 0.0), standing.get(number, 0.0))
             for number in {*block_ids, *standing}
         }
-        quotes = _quotes(self.db, lifted)
+        quotes = _quotes(self.db, lifted, rows)
         # A warm block that kept every turn (a short one always keeps its one turn)
         # has a summary that says nothing its live turns do not, and shown beside
         # them it took a place of the top 10, or stood in for the very turn it
@@ -872,11 +872,14 @@ def _episode_hit(row: dict, *, score: float, expanded: bool = False) -> _Hit:
 
 
 def _quotes(
-    db: sqlite_utils.Database, archived: dict[int, tuple[int, float]]
+    db: sqlite_utils.Database,
+    archived: dict[int, tuple[int, float]],
+    read: dict[int, dict] | None = None,
 ) -> dict[int, tuple[Quote, ...]]:
     """Per block, its best archived hits (QUOTES_PER_BLOCK at most, best first), as
     quotes for its gist. Only evident hits are here (`_evident_archive`): a turn the
-    query shares a word with, or one close in meaning."""
+    query shares a word with, or one close in meaning. `read` holds archived rows read
+    already (`archive.archived_rows`), which are not read again."""
     best: dict[int, list[tuple[float, int]]] = {}
     for number, (block_id, score) in archived.items():
         best.setdefault(block_id, []).append((score, number))
@@ -885,7 +888,9 @@ def _quotes(
         for block_id, found in best.items()
     }
     chosen = {block_id: numbers[:QUOTES_PER_BLOCK] for block_id, numbers in chosen.items()}
-    rows = archive.archived_rows(db, [n for numbers in chosen.values() for n in numbers])
+    known = read or {}
+    missing = [n for numbers in chosen.values() for n in numbers if n not in known]
+    rows = {**known, **(archive.archived_rows(db, missing) if missing else {})}
     return {
         block_id: tuple(
             Quote(
@@ -1055,7 +1060,7 @@ def _asked_speakers(
     if not named:
         return set()
     voices = {s for s in (*map(speakers.speaker_of, live_texts), *packed) if s}
-    return speakers.asked_about_names(named, voices) if len(voices) >= 2 else set()
+    return speakers.asked_about(named, voices) if len(voices) >= 2 else set()
 
 
 def _standing(lifted: dict[int, tuple[int, float]]) -> dict[int, float]:

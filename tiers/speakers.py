@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from aniso.tiers.entities import capitalised
+from aniso.tiers.text import CYRILLIC
 
 PREFIX_MAX = 64
 """Characters a speaker's prefix can take, colon and space included."""
@@ -36,7 +37,6 @@ ENDINGS = frozenset(
 drop ("Андрей"/"Андрея", "Игорь"/"Игорем"; "ём" is "ем": `_form`)."""
 BASE_MIN = 2
 """Letters two forms of one name share before their endings."""
-_CYRILLIC = re.compile(r"[а-яёіїєґ]")
 
 
 def _form(word: str) -> str:
@@ -67,7 +67,7 @@ def same_name(a: str, b: str) -> bool:
     """Whether two lower-cased words are forms of one first name."""
     if a == b:
         return True
-    if not (_CYRILLIC.search(a) and _CYRILLIC.search(b)):
+    if not (CYRILLIC.search(a) and CYRILLIC.search(b)):
         return False
     for k in range(BASE_MIN, min(len(a), len(b)) + 1):
         if a[:k] != b[:k]:
@@ -77,12 +77,7 @@ def same_name(a: str, b: str) -> bool:
     return False
 
 
-def asked_about(query: str, speakers: set[str]) -> set[str]:
-    """The speakers among `speakers` that `query` names."""
-    return asked_about_names(names_in(query), speakers)
-
-
-def asked_about_names(names: Sequence[str], speakers: set[str]) -> set[str]:
+def asked_about(names: Sequence[str], speakers: set[str]) -> set[str]:
     """The speakers among `speakers` that `names` (`names_in`) name. A name that is a
     speaker's own form names that speaker only: "Александра" is a woman's name and the
     genitive of "Александр", and with both speaking it means her."""

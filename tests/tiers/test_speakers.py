@@ -62,7 +62,7 @@ def test_a_speaker_is_the_capitalised_name_before_the_colon(text: str, speaker: 
 def test_a_question_names_a_speaker_in_any_form_of_the_name(
     question: str, voices: set[str], asked: set[str]
 ) -> None:
-    assert asked_about(question, voices) == asked
+    assert asked_about(names_in(question), voices) == asked
 
 
 TURNS = [
