@@ -14,14 +14,10 @@ verb of telling ("tell", "расскажи", "розкажи") or as the whole m
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import Any
 
+from aniso.tiers.lemmas import lemmas
 from aniso.tiers.text import stems, words
-
-_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
-_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 
 # A request on its own: asking for detail needs no other word.
 DETAIL = frozenset(
@@ -49,27 +45,6 @@ PHRASES = re.compile(
     r"(помнишь|вспомни|пам'ятаєш|пам’ятаєш|згадай)",
     re.IGNORECASE,
 )
-
-
-@functools.cache
-def _analyser(lang: str) -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang=lang)
-
-
-@functools.lru_cache(maxsize=4096)
-def lemmas(word: str) -> frozenset[str]:
-    """Every dictionary form of a word: pymorphy3's for Cyrillic (the language with
-    the word's own letters first), the word itself otherwise."""
-    word = word.lower().replace("’", "'").replace("ʼ", "'")
-    if not _CYRILLIC.search(word):
-        return frozenset({word, word.rstrip("s")})
-    order = ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
-    found = {word}
-    for lang in order:
-        found |= {parse.normal_form for parse in _analyser(lang).parse(word)[:4]}
-    return frozenset(found)
 
 
 def asks_for_detail(text: str) -> bool:

@@ -78,7 +78,12 @@ NUMBER = re.compile(
 # A capitalised word, with an apostrophe inside it as Ukrainian names have ("Мар'яна",
 # "В'ячеслав").
 _NAME = "[A-ZА-ЯЁІЇЄҐ](?:[a-zа-яёіїєґ]+|(?=['’ʼ]))(?:['’ʼ][a-zа-яёіїєґ]+)*"
-CAPITALISED = re.compile(rf"(?<![.!?]\s)(?<!^)\b({_NAME}(?:\s+{_NAME})*|[A-ZА-ЯЁІЇЄҐ]{{2,}}\w*)")
+# Not a sentence's first word, which any word can be: after a stop, a colon ("Tom:
+# Excited. A bit nervous" is a speaker's turn, "the plan: Meet at five" a clause) or a
+# line break.
+CAPITALISED = re.compile(
+    rf"(?<![.!?:]\s)(?<!\n)(?<!^)\b({_NAME}(?:[ \t]+{_NAME})*|[A-ZА-ЯЁІЇЄҐ]{{2,}}\w*)"
+)
 MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
 
 

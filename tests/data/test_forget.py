@@ -34,7 +34,11 @@ def files_with(data_dir: Path, needle: bytes) -> list[str]:
 
 
 def signatures(services: Services, texts: list[str]) -> list[bytes]:
-    vectors = np.asarray(services.controller.memory.dense.embed(texts), dtype="<f4")
+    """The first bytes of each text's vector, embedded alone as the chat embedded it:
+    in a batch, a text is padded to the longest one, and on some CPUs the padded sum
+    rounds differently in its last bits."""
+    memory = services.controller.memory
+    vectors = [np.asarray(memory.dense.embed([text])[0], dtype="<f4") for text in texts]
     return [row.tobytes()[:64] for row in vectors]
 
 

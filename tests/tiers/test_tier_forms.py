@@ -16,7 +16,7 @@ from aniso.core.settings import load_settings
 from aniso.core.tokens import count_tokens
 from aniso.services import Services, build, make_compactor
 from aniso.tiers.summarize import CAPSULE_ANCHORS, GIST_WORDS, MAX_KEYWORDS, capsule, extractive
-from aniso.tiers.text import stems
+from aniso.tiers.text import anchors, stems
 
 
 @pytest.fixture
@@ -61,6 +61,15 @@ def test_capsule_is_standard_and_compact() -> None:
     hot_form = count_tokens(" ".join(LONG_THREAD * 4))
     searchable = count_tokens(" ".join([forms.gist, *forms.keywords, *forms.anchors]))
     assert searchable <= 0.1 * hot_form, (searchable, hot_form)
+
+
+def test_a_speakers_first_word_is_no_anchor() -> None:
+    """A turn replayed as "Name: text" starts its sentence after the colon, as a line
+    does: "Excited", "Yep" and "Stressful" there are not names (they filled capsules'
+    "Mentioned:" lines), while a name inside a sentence still is."""
+    found = anchors("Tom: Excited. A bit nervous about moving with Elena.\nYep: Stressful")
+    assert found == ["Elena"]
+    assert anchors("The plan: Meet at Lotus Flow with Marta") == ["Lotus Flow", "Marta"]
 
 
 def test_capsule_bounds_llm_output_too() -> None:
