@@ -5,7 +5,8 @@ Russian and Ukrainian nouns change their endings with every preposition ("Льв
 Stems from a Snowball stemmer fold some endings and mangle others; a dictionary
 analyser gives the dictionary form and says what a word is (a first name, a place).
 
-Both analysers load lazily (about 0.15 s together) and are shared by the process.
+Both analysers load lazily (about 0.15 s together) and are shared by the process
+(`core.morphology`, which the tiers read too).
 Words with a letter only Ukrainian has (і ї є ґ) go to the Ukrainian dictionary
 first; everything else to the Russian one first, then the other.
 """
@@ -16,6 +17,8 @@ import functools
 import re
 from pathlib import Path
 from typing import Any
+
+from aniso.core.morphology import analyser
 
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 _UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
@@ -38,18 +41,11 @@ def has_ukrainian_letters(text: str) -> bool:
     return bool(_UKRAINIAN.search(text))
 
 
-@functools.cache
-def _analyser(lang: str) -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang=lang)
-
-
 def _parse(lang: str, word: str) -> list[Any]:
     """One dictionary's analyses of a lower-case word. Not kept: a cache of analyses holds
     so many objects that the garbage collector's full passes took a quarter second in
     the middle of a message; the callers' caches keep only strings and flags."""
-    return list(_analyser(lang).parse(word))
+    return list(analyser(lang).parse(word))
 
 
 def _order(word: str, *, ukrainian: bool = False) -> tuple[str, str]:

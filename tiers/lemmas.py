@@ -4,40 +4,58 @@ Russian and Ukrainian change a word's ending with its case, and some words chang
 their stem too ("Павел" / "Павла", "Лев" / "Льва", "Ольга" / "Ользі"): a fixed list of
 endings cannot tell those forms apart, a dictionary can. pymorphy3, with its
 OpenCorpora (Russian) and VESUM (Ukrainian) dictionaries, gives each form's
-dictionary form; the analysers load lazily, once a process, when a Cyrillic word is
-first compared.
+dictionary form (`core.morphology`: the pair the profile reads with).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+
+from aniso.core.morphology import analyser
 
 _UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 READINGS = 4
-"""Analyses of a word read, likelier first: a form such as "Марка" is a name's
-genitive and a noun at once, and both readings count."""
+"""Analyses of a word read, likelier first, for a request's words (`asking`)."""
 
 
-@functools.cache
-def _analyser(lang: str) -> Any:
-    import pymorphy3
+def _order(word: str) -> tuple[str, str]:
+    """The dictionaries to ask, the one of the language with the word's letters first."""
+    return ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
 
-    return pymorphy3.MorphAnalyzer(lang=lang)
+
+def _lowered(word: str) -> str:
+    return word.lower().replace("’", "'").replace("ʼ", "'")
 
 
 @functools.lru_cache(maxsize=4096)
 def lemmas(word: str) -> frozenset[str]:
-    """Every dictionary form of a word, the word itself among them: pymorphy3's for
-    Cyrillic (the dictionary of the language with the word's own letters first), the
-    word and its form without a plural "s" otherwise."""
-    word = word.lower().replace("’", "'").replace("ʼ", "'")
+    """Every dictionary form of a word: pymorphy3's for Cyrillic (the language with
+    the word's own letters first), the word itself otherwise."""
+    word = _lowered(word)
     if not _CYRILLIC.search(word):
         return frozenset({word, word.rstrip("s")})
-    order = ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
     found = {word}
-    for lang in order:
-        found |= {parse.normal_form for parse in _analyser(lang).parse(word)[:READINGS]}
+    for lang in _order(word):
+        found |= {parse.normal_form for parse in analyser(lang).parse(word)[:READINGS]}
     return frozenset(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def first_names(word: str) -> frozenset[str]:
+    """The first names a Cyrillic word is a singular form of, by every reading either
+    dictionary tags as a first name ("Федорові" is Федір's dative in the sixth reading
+    of the Ukrainian dictionary, which does not rank its readings). Readings of any
+    other kind are left out: "Иванов" is also the genitive plural of Иван, "Гри" a
+    form of "гра" whose genitive plural is "ігор", "Лев" also "левый"; none of those
+    names a person."""
+    word = _lowered(word)
+    if not _CYRILLIC.search(word):
+        return frozenset()
+    return frozenset(
+        str(parse.normal_form)
+        for lang in _order(word)
+        for parse in analyser(lang).parse(word)
+        if "Name" in parse.tag.grammemes and "plur" not in parse.tag.grammemes
+    )

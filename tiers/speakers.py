@@ -17,8 +17,10 @@ A name is matched by its form, not by a stem: the stemmer cuts "Мария" to "
 "Артём" to "арт", which would name Марк and Артур too. English names do not inflect, so
 an English name must be the same word; a Russian or Ukrainian one may differ by a case
 ending ("Артёма", "Марине", "Соломії", "Олегові" name Артём, Марина, Соломія, Олег), or
-be a form the dictionary gives the same dictionary form ("Павла", "Льва", "Ользі" name
-Павел, Лев, Ольга; `lemmas`), since a name whose stem changes has no common base.
+be a form a dictionary reads as the same first name ("Павла", "Льва", "Ользі" name
+Павел, Лев, Ольга; `lemmas.first_names`), since a name whose stem changes has no
+common base. Only readings tagged as first names count: "Иванов" and "Гри" are forms
+of "Иван" and "ігор" too, but name nobody.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from aniso.tiers.entities import capitalised
-from aniso.tiers.lemmas import lemmas
+from aniso.tiers.lemmas import first_names
 from aniso.tiers.text import CYRILLIC
 
 PREFIX_MAX = 64
@@ -68,9 +70,9 @@ def names_in(query: str) -> list[str]:
 
 def same_name(a: str, b: str) -> bool:
     """Whether two lower-cased words are forms of one first name: a base and a case
-    ending each, or one dictionary form (`lemmas`: "Павла", "Льва" and "Ользі" change
-    their stem, and name Павел, Лев and Ольга). The endings hold for names no dictionary
-    lists ("Соломії", "Остапе")."""
+    ending each, or singular forms of one name in a dictionary (`lemmas.first_names`:
+    "Павла", "Льва" and "Ользі" change their stem, and name Павел, Лев and Ольга). The
+    endings hold for names no dictionary lists ("Нейта", "Нейтом" for Нейт)."""
     if a == b:
         return True
     if not (CYRILLIC.search(a) and CYRILLIC.search(b)):
@@ -80,11 +82,11 @@ def same_name(a: str, b: str) -> bool:
             break
         if (a[k:] in ENDINGS or not a[k:]) and (b[k:] in ENDINGS or not b[k:]):
             return True
-    return bool(_lemmas(a) & _lemmas(b))
+    return bool(_names(a) & _names(b))
 
 
-def _lemmas(word: str) -> frozenset[str]:
-    return frozenset(_form(lemma) for lemma in lemmas(word))
+def _names(word: str) -> frozenset[str]:
+    return frozenset(_form(name) for name in first_names(word))
 
 
 def asked_about(names: Sequence[str], speakers: set[str]) -> set[str]:

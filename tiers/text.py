@@ -82,7 +82,7 @@ _NAME = "[A-ZА-ЯЁІЇЄҐ](?:[a-zа-яёіїєґ]+|(?=['’ʼ]))(?:['’ʼ][a
 # Excited. A bit nervous" is a speaker's turn, "the plan: Meet at five" a clause) or a
 # line break.
 CAPITALISED = re.compile(
-    rf"(?<![.!?:]\s)(?<!\n)(?<!^)\b({_NAME}(?:[ \t]+{_NAME})*|[A-ZА-ЯЁІЇЄҐ]{{2,}}\w*)"
+    rf"(?<![.!?:]\s)(?<!\n)(?<!^)\b({_NAME}(?:[^\S\r\n]+{_NAME})*|[A-ZА-ЯЁІЇЄҐ]{{2,}}\w*)"
 )
 MONTH_WORD = re.compile(rf"^(?:{MONTHS})$", re.IGNORECASE)
 

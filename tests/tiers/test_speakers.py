@@ -62,6 +62,12 @@ def test_a_speaker_is_the_capitalised_name_before_the_colon(text: str, speaker: 
         ("Что Льва беспокоит?", {"лев", "оля"}, {"лев"}),
         ("Що Ользі подобається?", {"ольга", "остап"}, {"ольга"}),
         ("Что подарили Павлу?", {"пётр", "оля"}, set()),
+        ("Що купили Федорові?", {"федір", "оля"}, {"федір"}),
+        # Readings that are no first name name nobody: a surname that is a genitive
+        # plural, a form of "гра" (genitive plural "ігор"), "левый".
+        ("Что сказал Иванов на встрече?", {"иван", "оля"}, set()),
+        ("Що Оля казала про фінал Гри престолів?", {"ігор", "оля"}, {"оля"}),
+        ("Левый берег: что там купила Оля?", {"лев", "оля"}, {"оля"}),
     ],
 )
 def test_a_question_names_a_speaker_in_any_form_of_the_name(
