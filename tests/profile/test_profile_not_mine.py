@@ -1,6 +1,7 @@
 """Words that look like a profile value but are not one: a person's name that GeoNames
-also lists as some town's other name, and a clock time that bounds what the user eats
-or drinks rather than saying when to reach them."""
+also lists as some town's other name, a clock time that bounds what the user eats or
+drinks rather than saying when to reach them, and a Ukrainian word that stems like a
+Russian one from the lexicon."""
 
 from __future__ import annotations
 
@@ -103,3 +104,22 @@ def test_a_time_to_reach_the_user_is_still_a_schedule(text: str, schedule: str) 
 def test_call_me_before_a_time_names_nobody() -> None:
     assert _values("Call me after 6pm", "name") == []
     assert _values("call me tomorrow", "name") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "тренуюсь тільки по вихідних, в будні ніяк, робота з 8 до 8",
+        "перебрався до брата у Ванкувер, тут тепер живу і шукаю роботу",
+        "серфінгом займаюсь, кожного ранку до роботи на воду",
+    ],
+)
+def test_ukrainian_work_is_no_robotics(text: str) -> None:
+    """ "Робота" is Ukrainian for work. The lexicon listed "роботы" (Russian for robots),
+    whose stem is the same, and four messages of the train part about work
+    started robotics; "робототехника" and "robotics" name the interest."""
+    assert "robotics" not in _values(text, "interests")
+
+
+def test_robotics_is_still_an_interest() -> None:
+    assert _values("обожаю робототехнику, собираю всё на ардуино", "interests") == ["robotics"]
