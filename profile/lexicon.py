@@ -99,9 +99,10 @@ TERMS: tuple[Term, ...] = (
     _t("verbosity", "other", "verbosity, wordiness, многословие, багатослівність"),
 )
 
-AMBIGUOUS = frozenset("down box ос ші ии sun heat cold rain pop".split())
+AMBIGUOUS = frozenset("down box ос оси ші ии sun heat cold rain pop".split())
 """Surface words in the shipped table that are too often something else ("calm down",
-"a cold"): the term keeps its other words."""
+"a cold", Ukrainian "ось" (here), which the Russian dictionary reads as "оси"): the
+term keeps its other words."""
 
 
 @cache

@@ -112,14 +112,26 @@ def test_call_me_before_a_time_names_nobody() -> None:
         "тренуюсь тільки по вихідних, в будні ніяк, робота з 8 до 8",
         "перебрався до брата у Ванкувер, тут тепер живу і шукаю роботу",
         "серфінгом займаюсь, кожного ранку до роботи на воду",
+        "кинула роботу в банку, тепер фриланс",
     ],
 )
 def test_ukrainian_work_is_no_robotics(text: str) -> None:
     """ "Робота" is Ukrainian for work. The lexicon listed "роботы" (Russian for robots),
     whose stem is the same, and four messages of the train part about work
-    started robotics; "робототехника" and "robotics" name the interest."""
+    started robotics; "робототехника", "robotics" and phrases such as "собирать
+    роботов" name the interest."""
     assert "robotics" not in _values(text, "interests")
 
 
-def test_robotics_is_still_an_interest() -> None:
-    assert _values("обожаю робототехнику, собираю всё на ардуино", "interests") == ["robotics"]
+@pytest.mark.parametrize(
+    "text", ["обожаю робототехнику, собираю всё на ардуино", "люблю собирать роботов"]
+)
+def test_robotics_is_still_an_interest(text: str) -> None:
+    assert _values(text, "interests") == ["robotics"]
+
+
+def test_ukrainian_here_is_no_wasp() -> None:
+    """Ukrainian "ось" (here) is "оси" (axes) to the Russian dictionary, which the
+    lexicon listed for wasps: "алергія на котів, ось така іронія" gave a wasp allergy."""
+    assert "wasps" not in _values("я люблю ось такі вечори", "likes")
+    assert "wasps" not in _values("алергія на котів, ось така іронія", "allergies")
