@@ -18,17 +18,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from aniso.core.morphology import analyser
+from aniso.core.morphology import analyser, as_listed, dictionaries
 
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 _UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
 WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
 """A Russian or Ukrainian word, apostrophes and hyphens inside ("п'ю", "по-людськи")."""
-
-
-def _lowered(word: str) -> str:
-    """A word as the dictionaries list it: lower case, one apostrophe ("п'ю", not "пʼю")."""
-    return word.lower().replace("ʼ", "'").replace("’", "'")
 
 
 def is_cyrillic(text: str) -> bool:
@@ -48,12 +43,6 @@ def _parse(lang: str, word: str) -> list[Any]:
     return list(analyser(lang).parse(word))
 
 
-def _order(word: str, *, ukrainian: bool = False) -> tuple[str, str]:
-    """The dictionaries to ask, likelier first: Ukrainian for a word with a letter only
-    Ukrainian uses, or for any word of a Ukrainian sentence (`ukrainian`)."""
-    return ("uk", "ru") if ukrainian or _UKRAINIAN.search(word) else ("ru", "uk")
-
-
 Reading = tuple[str, str, str]
 """One analysis as plain strings: (lemma, tag, part of speech or "")."""
 LEMMA, TAG, POS = 0, 1, 2
@@ -67,8 +56,8 @@ def parses(word: str) -> tuple[Reading, ...]:
     tracking, and not pymorphy3's Parse objects: 26,000 cached words held 1.1 million
     objects, and each full collection walked them all (0.4 s once the test part of
     the labelled set had been read; a 165 ms stall inside one message)."""
-    word = _lowered(word)
-    return tuple(r for lang in _order(word) for r in readings(lang, word))
+    word = as_listed(word)
+    return tuple(r for lang in dictionaries(word) for r in readings(lang, word))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -76,7 +65,7 @@ def readings(lang: str, word: str) -> tuple[Reading, ...]:
     """One dictionary's analyses of a word ("ru" or "uk"), as strings: where the
     language is known, as in a currency's Ukrainian name, the other dictionary's
     guesses only mislead ("гривня" read as Russian is a form of "гривень")."""
-    word = _lowered(word)
+    word = as_listed(word)
     return tuple((str(p.normal_form), str(p.tag), str(p.tag.POS or "")) for p in _parse(lang, word))
 
 
@@ -106,8 +95,8 @@ def place_lemmas(word: str) -> list[str]:
 def lemma(word: str) -> str:
     """The likeliest dictionary form. The likelier language's dictionary answers
     alone when it knows the word, which halves the cost of lemmatising a lexicon."""
-    word = _lowered(word)
-    first, second = _order(word)
+    word = as_listed(word)
+    first, second = dictionaries(word)
     found = _parse(first, word)
     if found and _known(found[0]):
         return str(found[0].normal_form)
@@ -123,7 +112,7 @@ def known_lemmas(lang: str, word: str) -> frozenset[str]:
     ending left out. All of them, not the first: the Ukrainian dictionary does not rank
     its readings ("морю" comes as the verb "морити" before the sea), so a test against
     it must accept any."""
-    lowered = _lowered(word)
+    lowered = as_listed(word)
     return frozenset(str(p.normal_form) for p in _parse(lang, lowered) if _known(p))
 
 
@@ -145,7 +134,7 @@ def more_ukrainian(word: str) -> bool:
     are not. Letters cannot say it (most Ukrainian words have none of their own), and a
     whole message's language cannot either: Ukrainian users write Russian words, and one
     Ukrainian place does not make a Russian sentence Ukrainian."""
-    return _lowered(word) in _more_ukrainian()
+    return as_listed(word) in _more_ukrainian()
 
 
 @functools.cache
@@ -192,9 +181,9 @@ def first_name(word: str) -> str:
     """A first name in the nominative, capitalised: "Оксаною" -> "Оксана". Inflected,
     not the dictionary's normal form, which for some women's names is the man's
     ("Евгения" -> "евгений")."""
-    lowered = _lowered(word)
+    lowered = as_listed(word)
     names: list[Any] = []
-    for lang in _order(lowered):  # the likelier language's dictionary first, alone
+    for lang in dictionaries(lowered):  # the likelier language's dictionary first, alone
         names = names or [p for p in _parse(lang, lowered) if "Name" in str(p.tag)]
     if any("nomn" in str(p.tag) for p in names):
         return word[:1].upper() + word[1:].lower()
@@ -225,8 +214,8 @@ def _guessed_name(word: str) -> bool:
     a dictionary lists the word as something else: "я забагато витрачаю" (Ukrainian,
     too much) has no letter of its own, so the Russian analyser reads it first and
     guesses a man's name from "-ато"; the Ukrainian dictionary lists an adverb."""
-    lowered = _lowered(word)
-    found = [_parse(lang, lowered) for lang in _order(lowered)]
+    lowered = as_listed(word)
+    found = [_parse(lang, lowered) for lang in dictionaries(lowered)]
     if not found[0] or _listed(found[0][0]):
         return False
     return any(_listed(p) and "Name" not in p.tag for analyses in found for p in analyses)
@@ -270,8 +259,8 @@ def verb_form(word: str, *, ukrainian: bool = False) -> str | None:
     is a Ukrainian verb, and a Russian dictionary reads it as a name."""
     if not is_cyrillic(word) or " " in word.strip():
         return None
-    lowered = _lowered(word)
-    order = _order(lowered, ukrainian=ukrainian)
+    lowered = as_listed(word)
+    order = dictionaries(lowered, ukrainian=ukrainian)
     tag = None
     for lang in order:
         found = _parse(lang, lowered)
@@ -306,8 +295,8 @@ def task_verb(word: str, *, ukrainian: bool = False, skip: frozenset[str] = froz
     "радиш", "составляешь", not "закончишь" or "прочитаєш" (one event)."""
     if verb_form(word, ukrainian=ukrainian) != "v2":
         return False
-    lowered = _lowered(word)
-    for lang in _order(lowered, ukrainian=ukrainian):
+    lowered = as_listed(word)
+    for lang in dictionaries(lowered, ukrainian=ukrainian):
         verbs = [p for p in _parse(lang, lowered) if _known(p) and p.tag.POS == "VERB"]
         if verbs:
             return verbs[0].normal_form not in skip and any("impf" in p.tag for p in verbs)
@@ -323,8 +312,8 @@ def imperative_aspect(word: str, *, ukrainian: bool = False) -> str | None:
     one evening."""
     if verb_form(word, ukrainian=ukrainian) != "impr":
         return None
-    lowered = _lowered(word)
-    for lang in _order(lowered, ukrainian=ukrainian):
+    lowered = as_listed(word)
+    for lang in dictionaries(lowered, ukrainian=ukrainian):
         found = [p for p in _parse(lang, lowered) if _known(p)]
         if not found:
             continue  # the language whose dictionary knows the word, as `verb_form` reads it
@@ -347,8 +336,8 @@ def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
     dictionary's are not, so any nominative reading counts."""
     if not is_cyrillic(word):
         return False
-    lowered = _lowered(word)
-    order = _order(lowered, ukrainian=ukrainian)
+    lowered = as_listed(word)
+    order = dictionaries(lowered, ukrainian=ukrainian)
     for lang in order:
         found = [p for p in _parse(lang, lowered) if _known(p)]
         if not found:
@@ -361,8 +350,8 @@ def is_nominative(word: str, *, ukrainian: bool = False) -> bool:
 
 def is_known(word: str) -> bool:
     """Whether either dictionary knows the word (not a guess from its ending)."""
-    lowered = _lowered(word)
-    return any(_known(p) for lang in _order(lowered) for p in _parse(lang, lowered)[:1])
+    lowered = as_listed(word)
+    return any(_known(p) for lang in dictionaries(lowered) for p in _parse(lang, lowered)[:1])
 
 
 def part_of_speech(word: str) -> str | None:

@@ -10,34 +10,23 @@ dictionary form (`core.morphology`: the pair the profile reads with).
 from __future__ import annotations
 
 import functools
-import re
 
-from aniso.core.morphology import analyser
+from aniso.core.morphology import analyser, as_listed, dictionaries
+from aniso.tiers.text import CYRILLIC
 
-_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
-_CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
 READINGS = 4
 """Analyses of a word read, likelier first, for a request's words (`asking`)."""
-
-
-def _order(word: str) -> tuple[str, str]:
-    """The dictionaries to ask, the one of the language with the word's letters first."""
-    return ("uk", "ru") if _UKRAINIAN.search(word) else ("ru", "uk")
-
-
-def _lowered(word: str) -> str:
-    return word.lower().replace("’", "'").replace("ʼ", "'")
 
 
 @functools.lru_cache(maxsize=4096)
 def lemmas(word: str) -> frozenset[str]:
     """Every dictionary form of a word: pymorphy3's for Cyrillic (the language with
     the word's own letters first), the word itself otherwise."""
-    word = _lowered(word)
-    if not _CYRILLIC.search(word):
+    word = as_listed(word)
+    if not CYRILLIC.search(word):
         return frozenset({word, word.rstrip("s")})
     found = {word}
-    for lang in _order(word):
+    for lang in dictionaries(word):
         found |= {parse.normal_form for parse in analyser(lang).parse(word)[:READINGS]}
     return frozenset(found)
 
@@ -50,12 +39,12 @@ def first_names(word: str) -> frozenset[str]:
     other kind are left out: "Иванов" is also the genitive plural of Иван, "Гри" a
     form of "гра" whose genitive plural is "ігор", "Лев" also "левый"; none of those
     names a person."""
-    word = _lowered(word)
-    if not _CYRILLIC.search(word):
+    word = as_listed(word)
+    if not CYRILLIC.search(word):
         return frozenset()
     return frozenset(
         str(parse.normal_form)
-        for lang in _order(word)
+        for lang in dictionaries(word)
         for parse in analyser(lang).parse(word)
         if "Name" in parse.tag.grammemes and "plur" not in parse.tag.grammemes
     )

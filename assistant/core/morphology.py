@@ -9,7 +9,10 @@ lazily, when a Cyrillic word is first read.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
+
+_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
 
 
 @functools.cache
@@ -18,3 +21,14 @@ def analyser(lang: str) -> Any:
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer(lang=lang)
+
+
+def as_listed(word: str) -> str:
+    """A word as the dictionaries list it: lower case, one apostrophe ("п'ю", not "пʼю")."""
+    return word.lower().replace("ʼ", "'").replace("’", "'")
+
+
+def dictionaries(word: str, *, ukrainian: bool = False) -> tuple[str, str]:
+    """The dictionaries to ask, likelier first: Ukrainian for a word with a letter only
+    Ukrainian uses (і ї є ґ), or for any word of a Ukrainian sentence (`ukrainian`)."""
+    return ("uk", "ru") if ukrainian or _UKRAINIAN.search(word) else ("ru", "uk")
