@@ -50,11 +50,12 @@ class ProfileLearner:
 
 
 def warm() -> None:
-    """Build the rules' word and place indexes and the table of Ukrainian words now.
-    They take seconds and are built once per process, on first use; built early (off
-    the chat thread), the first message does not wait for them."""
+    """Build the rules' word and place indexes, the table of Ukrainian words and that of
+    misleading forms now. They take seconds and are built once per process, on first
+    use; built early (off the chat thread), the first message does not wait for them."""
     from aniso.profile import lexicon, morph, places
 
     lexicon.mentions("")
+    lexicon.misreadings()
     places.lookup("")
     morph.more_ukrainian("")

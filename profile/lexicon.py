@@ -249,7 +249,11 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 term = index.get(tuple(w[0] for w in words[position : position + size]))
             if term is not None and cyrillic and size == 1:
                 said = text[words[position][1] : words[position][2]]
-                if (by_stem and _stem_misleads(said, term)) or _ukrainian_misleads(said, term):
+                if (
+                    (by_stem and _stem_misleads(said, term))
+                    or _ukrainian_misleads(said, term)
+                    or _misreads(said, term)
+                ):
                     term = None
             if term is not None:
                 found.append(Mention(term, words[position][1], words[position + size - 1][2]))
@@ -290,6 +294,87 @@ def _ukrainian_misleads(word: str, term: Term) -> bool:
     if not readings:
         return False
     return (readings | {stem(found) for found in readings}).isdisjoint(_forms_of(term))
+
+
+READING_ODDS = 10.0
+"""How much likelier another word a form also spells must be for the form to name
+that word and not the term (`build_misreadings`): ten times, the margin `morph` takes
+for a word being Ukrainian rather than Russian."""
+SAME_WORD_PREFIX = 3
+"""Readings that share this many first letters are taken for one word in two normal
+forms, not two words: Ukrainian "пирогу" reads as "пирог" and "пиріг" (a pie either
+way), "оладки" as "оладка" and "оладок"."""
+
+
+def _misreads(word: str, term: Term) -> bool:
+    """Whether `word`, which spells a form of one of the term's words, is far likelier
+    another word (`build_misreadings`): Ukrainian "року" is "рік" (year) before "рок"
+    (rock), so "з 2019 року займаюся йогою" is no liking of rock; Russian "лет" is
+    "год" (years), not a summer. The dictionary of the word's language decides
+    (`morph.more_ukrainian`): Russian "року" is only "рок"."""
+    from aniso.profile import morph
+
+    language = "uk" if morph.more_ukrainian(word) else "ru"
+    return (language, normalise_word(word), term.canonical) in misreadings()
+
+
+@cache
+def misreadings() -> frozenset[tuple[str, str, str]]:
+    """`build_misreadings`, built once per install (seconds) and read from the cache dir
+    after, keyed by everything it derives from."""
+    from aniso.core.cache import key_of, load_or_build
+
+    here = Path(__file__).parent
+    key = key_of(
+        [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"],
+        ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer", "wordfreq"],
+    )
+    return load_or_build("lexicon-misread", key, build_misreadings)
+
+
+def build_misreadings() -> frozenset[tuple[str, str, str]]:
+    """(language, form, canonical) for every form of a one-word Cyrillic term word that
+    another word spells too and is far likelier to mean (`READING_ODDS`, by
+    `morph.reading_weights`). Stems and lemmas say which words a form may be; only the
+    dictionaries' odds say which it most likely is, and a form whose likeliest reading
+    is another word must not start an interest or a liking. Forms come from the
+    dictionaries' own paradigms (`morph.inflections`), so no form of the table is left
+    out and nothing is listed by hand."""
+    from aniso.profile import morph
+
+    found: set[tuple[str, str, str]] = set()
+    for term in terms():
+        forms_of = _forms_of(term)
+        for word in term.words:
+            if len(_WORD.findall(word)) != 1 or not _CYRILLIC.search(word):
+                continue
+            for language in ("ru", "uk"):
+                for form in morph.inflections(language, word):
+                    if _likelier_another(morph.reading_weights(language, form), forms_of):
+                        found.add((language, normalise_word(form), term.canonical))
+    return frozenset(found)
+
+
+def _likelier_another(weights: dict[str, float], forms_of: frozenset[str]) -> bool:
+    """Whether a reading that is another word (not the term's, nor the term's word in
+    another normal form) is `READING_ODDS` times likelier than the term's readings."""
+    mine = [r for r in weights if _names_term(r, forms_of)]
+    others = [
+        weight
+        for reading, weight in weights.items()
+        if reading not in mine and not any(_same_word(reading, m) for m in mine)
+    ]
+    return bool(mine and others) and max(others) >= READING_ODDS * max(weights[m] for m in mine)
+
+
+def _names_term(reading: str, forms_of: frozenset[str]) -> bool:
+    """Whether a lemma is one of a term's words, as a lemma or by its stem."""
+    return normalise_word(reading) in forms_of or stem(reading) in forms_of
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Whether two lemmas are one word in two normal forms (`SAME_WORD_PREFIX`)."""
+    return one[:SAME_WORD_PREFIX] == other[:SAME_WORD_PREFIX]
 
 
 @lru_cache(maxsize=4096)

@@ -116,6 +116,40 @@ def known_lemmas(lang: str, word: str) -> frozenset[str]:
     return frozenset(str(p.normal_form) for p in _parse(lang, lowered) if _known(p))
 
 
+def inflections(lang: str, word: str) -> frozenset[str]:
+    """Every form of every lexeme one dictionary lists the word under ("рок" gives
+    "року", "роком", "роки"...), guesses from the ending left out."""
+    return frozenset(
+        str(form.word)
+        for parse in _parse(lang, as_listed(word))
+        if _known(parse)
+        for form in parse.lexeme
+    )
+
+
+def reading_weights(lang: str, word: str) -> dict[str, float]:
+    """How likely each lemma one dictionary lists for a word is, on a scale of the
+    dictionary's own: the Russian dictionary (OpenCorpora) ranks its analyses by how
+    often a corpus reads the word each way ("лет" is "год" 0.998 of the time), so their
+    scores add up by lemma; the Ukrainian dictionary (VESUM) does not rank them, so each
+    lemma weighs as often as wordfreq's Ukrainian list has it ("рік" 5.85 against "рок"
+    4.63 on the Zipf scale). Guesses from the ending are left out. Reads wordfreq, so it
+    is for building tables (`lexicon.build_misreadings`), not for each message."""
+    lowered = as_listed(word)
+    weights: dict[str, float] = {}
+    for parse in _parse(lang, lowered):
+        if not _known(parse):
+            continue
+        name = str(parse.normal_form)
+        if lang == "ru":
+            weights[name] = weights.get(name, 0.0) + float(parse.score)
+        else:
+            from wordfreq import zipf_frequency
+
+            weights[name] = 10 ** zipf_frequency(name, "uk")
+    return weights
+
+
 UKRAINIAN_ZIPF = 3.0
 """How common (wordfreq's Zipf scale) a word must be in Ukrainian to be read as a
 Ukrainian word by `more_ukrainian`: "роки" is 5.7, "пив" 3.9; rarer words seldom meet a

@@ -250,14 +250,34 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("слушаю рок и джаз", None, "rock"),
         # "поет" is a Ukrainian poet, and how Russians type "поёт" (sings).
         ("она так красиво поет", None, "singing"),
+        # A form far likelier another word (`lexicon.build_misreadings`): Ukrainian
+        # "року" is "рік" (year) ten times as often as "рок" (rock); Russian "лет" is
+        # "год" 998 times in 1,000, and "кому" is "кто".
+        ("з 2019 року займаюся йогою", "rock", "yoga"),
+        ("цього року почала кататися на лижах", "rock", None),
+        ("мне 30 лет, люблю лето", None, "summer"),
+        ("мне 30 лет", "summer", None),
+        ("кому нужны комары", "insects", None),
+        ("фанатею от рока", None, "rock"),
+        # Readings that are one word in two normal forms are no rival: a pie either way.
+        ("спекла два пироги", None, "pastries"),
     ],
 )
-def test_a_ukrainian_word_is_read_by_the_ukrainian_dictionary(
+def test_a_word_names_a_term_only_as_the_dictionaries_read_it(
     text: str, absent: str | None, present: str | None
 ) -> None:
     found = {m.term.canonical for m in mentions(text)}
     assert absent is None or absent not in found
     assert present is None or present in found
+
+
+def test_the_misreadings_come_from_the_dictionaries() -> None:
+    from aniso.profile.lexicon import build_misreadings
+
+    table = build_misreadings()
+    assert ("uk", "року", "rock") in table and ("ru", "року", "rock") not in table
+    assert ("ru", "лет", "summer") in table and ("ru", "лета", "summer") not in table
+    assert all(form == form.lower() for _, form, _ in table)
 
 
 @pytest.mark.parametrize(
