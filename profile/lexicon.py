@@ -10,6 +10,7 @@ the categories are what lets a diet supersede a liking ("vegetarian" ends
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -344,32 +345,72 @@ def build_misreadings() -> frozenset[tuple[str, str, str]]:
 
     found: set[tuple[str, str, str]] = set()
     for term in terms():
-        forms_of = _forms_of(term)
-        for word in term.words:
-            if len(_WORD.findall(word)) != 1 or not _CYRILLIC.search(word):
-                continue
+        senses = _senses(term)
+        for word in _cyrillic_words(term):
             for language in ("ru", "uk"):
-                for form in morph.inflections(language, word):
-                    if _likelier_another(morph.reading_weights(language, form), forms_of):
-                        found.add((language, normalise_word(form), term.canonical))
+                for form in {normalise_word(f) for f in morph.inflections(language, word)}:
+                    weights = morph.reading_weights(language, form)
+                    if _likelier_another(weights, senses, ours=_written_in(language, form)):
+                        found.add((language, form, term.canonical))
     return frozenset(found)
 
 
-def _likelier_another(weights: dict[str, float], forms_of: frozenset[str]) -> bool:
-    """Whether a reading that is another word (not the term's, nor the term's word in
-    another normal form) is `READING_ODDS` times likelier than the term's readings."""
-    mine = [r for r in weights if _names_term(r, forms_of)]
+def _cyrillic_words(term: Term) -> list[str]:
+    return [w for w in term.words if len(_WORD.findall(w)) == 1 and _CYRILLIC.search(w)]
+
+
+def _senses(term: Term) -> frozenset[str]:
+    """The lemmas a term's one-word Cyrillic words mean in the term's sense: of each
+    word's readings in either dictionary, those that another of the term's words shares.
+    "пил" is Ukrainian dust and the Russian past of "пить" (to drink); "пыль", "пыли",
+    "пил" and "пилу" share "пыль" and "пил", not "пить", so that reading is no sense of
+    dust. A word in its own dictionary form keeps that reading ("брокколи"), and a word
+    whose readings no other word shares keeps them all."""
+    from aniso.profile import morph
+
+    readings = {
+        word: {
+            normalise_word(found)
+            for language in ("ru", "uk")
+            for found in morph.known_lemmas(language, word)
+        }
+        for word in map(normalise_word, _cyrillic_words(term))
+    }
+    # Forms of one word share all their readings ("року" and "роком" are both "рок" and
+    # "рік"), so each set of readings counts once.
+    support = Counter(lemma for found in set(map(frozenset, readings.values())) for lemma in found)
+    senses: set[str] = set()
+    for word, found in readings.items():
+        shared = {lemma for lemma in found if support[lemma] > 1}
+        senses |= (shared | ({word} & found)) if shared else found
+    return frozenset(senses)
+
+
+def _written_in(language: str, form: str) -> bool:
+    """Whether a form is written at least as often in `language` as in the other one
+    (wordfreq): Russian "пил" (drank) is, Ukrainian "сир" (cheese; the Russian
+    dictionary's "сирый", orphaned) is not Russian."""
+    from wordfreq import zipf_frequency
+
+    other = "uk" if language == "ru" else "ru"
+    return zipf_frequency(form, language) >= zipf_frequency(form, other)
+
+
+def _likelier_another(weights: dict[str, float], senses: frozenset[str], *, ours: bool) -> bool:
+    """Whether a form means another word. Either none of its readings is a sense of the
+    term and the form is a word of this dictionary's language (`ours`): Russian "пил"
+    and "пила" are "drank" or a saw, never dust. Or a reading that is another word (nor
+    the term's word in another normal form) is `READING_ODDS` times likelier than the
+    term's readings."""
+    mine = [r for r in weights if normalise_word(r) in senses]
+    if not mine:
+        return bool(weights) and ours
     others = [
         weight
         for reading, weight in weights.items()
         if reading not in mine and not any(_same_word(reading, m) for m in mine)
     ]
-    return bool(mine and others) and max(others) >= READING_ODDS * max(weights[m] for m in mine)
-
-
-def _names_term(reading: str, forms_of: frozenset[str]) -> bool:
-    """Whether a lemma is one of a term's words, as a lemma or by its stem."""
-    return normalise_word(reading) in forms_of or stem(reading) in forms_of
+    return bool(others) and max(others) >= READING_ODDS * max(weights[m] for m in mine)
 
 
 def _same_word(one: str, other: str) -> bool:

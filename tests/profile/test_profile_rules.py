@@ -261,6 +261,19 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("фанатею от рока", None, "rock"),
         # Readings that are one word in two normal forms are no rival: a pie either way.
         ("спекла два пироги", None, "pastries"),
+        # A form no reading of which is the term's sense, in a word of its language:
+        # "його" (his) is no yoga, "горит" (burns) no mountains, "пить" no dust,
+        # "велика" (big) no bike.
+        ("його кіт спить на дивані", "yoga", "cats"),
+        ("у меня горит дедлайн", "mountains", None),
+        ("люблю пить чай", "dust", "tea"),
+        ("сушить волосы феном", "sushi", None),
+        ("велика різниця в часі", "cycling", None),
+        # The term's own words in either language still name it.
+        ("люблю гори і ліс", None, "mountains"),
+        ("люблю сир з медом", None, "cheese"),
+        ("обожаю брокколи", None, "broccoli"),
+        ("алергія на пил", None, "dust"),
     ],
 )
 def test_a_word_names_a_term_only_as_the_dictionaries_read_it(
@@ -277,6 +290,8 @@ def test_the_misreadings_come_from_the_dictionaries() -> None:
     table = build_misreadings()
     assert ("uk", "року", "rock") in table and ("ru", "року", "rock") not in table
     assert ("ru", "лет", "summer") in table and ("ru", "лета", "summer") not in table
+    # Ukrainian "сир" is cheese; the Russian dictionary's "сирый" is no Russian word of it.
+    assert ("ru", "сир", "cheese") not in table and ("uk", "його", "yoga") in table
     assert all(form == form.lower() for _, form, _ in table)
 
 
