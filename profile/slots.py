@@ -312,8 +312,12 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
     if given_names.is_given_name(written) and not own_name:
         return True  # "Marco, Milan.": Marco is a town in Brazil, and a man here
     # "Yerevan here." introduces a city as "Mei here." does a person: the city's own
-    # name is the place, another city's alternate name the person.
-    return not own_name and any(p.start <= start < p.end for p in name(sentence))
+    # name is the place, another city's alternate name the person. Words before it that
+    # introduce the user ("i'm Artem,", "call me Paris") make it a person whatever the
+    # town: Artem is a city of 100,000 by Vladivostok.
+    return any(
+        p.start <= start < p.end and (not own_name or p.start < start) for p in name(sentence)
+    )
 
 
 _STRONG = re.compile(

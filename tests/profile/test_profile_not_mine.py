@@ -40,6 +40,21 @@ def test_a_persons_name_is_no_place(text: str) -> None:
     assert bare == [], [c.op.evidence for c in bare]
 
 
+@pytest.mark.parametrize(
+    ("text", "home"),
+    [
+        ("i'm Artem, live in Haifa, work in chip design", "Asia/Jerusalem"),
+        ("hi, I'm Paris, live in Lyon", "Europe/Paris"),
+    ],
+)
+def test_a_town_introduced_as_the_users_name_is_no_rival_home(text: str, home: str) -> None:
+    # Artem is a city of 100,000 by Vladivostok. Proposed as a place, it stood nearer
+    # "live" than Haifa, and the gate weighed Haifa as the rival's neighbour.
+    from aniso.profile import slots
+
+    assert [p.op.value for p in slots.timezone(text)] == [home]
+
+
 def test_a_given_name_is_no_small_town() -> None:
     # Marco is a town in Brazil, Anna one in Russia; Milan and Vienna stay.
     for text, name, home in (
