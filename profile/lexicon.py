@@ -253,7 +253,7 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 if (
                     (by_stem and _stem_misleads(said, term))
                     or _ukrainian_misleads(said, term)
-                    or _misreads(said, term)
+                    or _misreads(said, term, _language_around(text, words, position))
                 ):
                     term = None
             if term is not None:
@@ -263,6 +263,12 @@ def _mentions(text: str) -> tuple[Mention, ...]:
         else:
             position += 1
     return tuple(found)
+
+
+def _language_around(text: str, words: list[tuple[str, int, int]], at: int) -> str | None:
+    from aniso.profile import morph
+
+    return morph.language_around([text[s:e] for _, s, e in words], at)
 
 
 def _stem_misleads(word: str, term: Term) -> bool:
@@ -307,15 +313,17 @@ forms, not two words: Ukrainian "пирогу" reads as "пирог" and "пир
 way), "оладки" as "оладка" and "оладок"."""
 
 
-def _misreads(word: str, term: Term) -> bool:
-    """Whether `word`, which spells a form of one of the term's words, is far likelier
-    another word (`build_misreadings`): Ukrainian "року" is "рік" (year) before "рок"
-    (rock), so "з 2019 року займаюся йогою" is no liking of rock; Russian "лет" is
-    "год" (years), not a summer. The dictionary of the word's language decides
-    (`morph.more_ukrainian`): Russian "року" is only "рок"."""
+def _misreads(word: str, term: Term, language: str | None) -> bool:
+    """Whether `word`, which spells a form of one of the term's words, is another word
+    there (`build_misreadings`): Ukrainian "року" is "рік" (year) before "рок" (rock),
+    so "з 2019 року займаюся йогою" is no liking of rock; Russian "лет" is "год"
+    (years), not a summer. The dictionary asked is that of the text's other words
+    (`language`, `morph.language_around`), else of the word (`morph.more_ukrainian`):
+    "увлекаюсь роком" is Russian, and rock."""
     from aniso.profile import morph
 
-    language = "uk" if morph.more_ukrainian(word) else "ru"
+    if language is None:
+        language = "uk" if morph.more_ukrainian(word) else "ru"
     return (language, normalise_word(word), term.canonical) in misreadings()
 
 
@@ -323,11 +331,17 @@ def _misreads(word: str, term: Term) -> bool:
 def misreadings() -> frozenset[tuple[str, str, str]]:
     """`build_misreadings`, built once per install (seconds) and read from the cache dir
     after, keyed by everything it derives from."""
+    from aniso.core import morphology
     from aniso.core.cache import key_of, load_or_build
 
     here = Path(__file__).parent
     key = key_of(
-        [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"],
+        [
+            here / "lexicon.py",
+            here / "morph.py",
+            here / "data" / "lexicon.tsv",
+            Path(morphology.__file__),
+        ],
         ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer", "wordfreq"],
     )
     return load_or_build("lexicon-misread", key, build_misreadings)
@@ -335,23 +349,29 @@ def misreadings() -> frozenset[tuple[str, str, str]]:
 
 def build_misreadings() -> frozenset[tuple[str, str, str]]:
     """(language, form, canonical) for every form of a one-word Cyrillic term word that
-    another word spells too and is far likelier to mean (`READING_ODDS`, by
-    `morph.reading_weights`). Stems and lemmas say which words a form may be; only the
-    dictionaries' odds say which it most likely is, and a form whose likeliest reading
-    is another word must not start an interest or a liking. Forms come from the
-    dictionaries' own paradigms (`morph.inflections`), so no form of the table is left
-    out and nothing is listed by hand."""
+    names another word in that language's dictionary (`_likelier_another`): none of its
+    readings is a sense of the term (`_senses`) and the form is a word of that language,
+    or another word's reading is `READING_ODDS` times likelier than the term's. Stems
+    and lemmas say which words a form may be; only the dictionaries say which it most
+    likely is. Forms come from the dictionaries' own paradigms (`morph.inflections`), so
+    nothing is listed by hand. A form is read as written (apostrophe and all, "ё" as
+    "е", as people type it) and kept under its `normalise_word` key."""
     from aniso.profile import morph
 
     found: set[tuple[str, str, str]] = set()
     for term in terms():
         senses = _senses(term)
         for word in _cyrillic_words(term):
-            for language in ("ru", "uk"):
-                for form in {normalise_word(f) for f in morph.inflections(language, word)}:
+            # A form of either dictionary's paradigm, read by both: Russian "велика" (of
+            # a bike, in slang) is Ukrainian "big" too.
+            forms = {
+                f.replace("ё", "е") for lang in ("ru", "uk") for f in morph.inflections(lang, word)
+            }
+            for form in forms:
+                for language in ("ru", "uk"):
                     weights = morph.reading_weights(language, form)
                     if _likelier_another(weights, senses, ours=_written_in(language, form)):
-                        found.add((language, form, term.canonical))
+                        found.add((language, normalise_word(form), term.canonical))
     return frozenset(found)
 
 
@@ -359,47 +379,68 @@ def _cyrillic_words(term: Term) -> list[str]:
     return [w for w in term.words if len(_WORD.findall(w)) == 1 and _CYRILLIC.search(w)]
 
 
+_KIND_OF_WORD = {"NOUN": "name", "ADJF": "name", "INFN": "verb", "VERB": "verb", "GRND": "verb"}
+"""Parts of speech that name the same kind of thing in a term: a noun and a full
+adjective ("молоко", "молочне"), a verb in any form. A short adjective ("велик", big)
+is a kind of its own."""
+
+
 def _senses(term: Term) -> frozenset[str]:
     """The lemmas a term's one-word Cyrillic words mean in the term's sense: of each
     word's readings in either dictionary, those that another of the term's words shares.
     "пил" is Ukrainian dust and the Russian past of "пить" (to drink); "пыль", "пыли",
-    "пил" and "пилу" share "пыль" and "пил", not "пить", so that reading is no sense of
-    dust. A word in its own dictionary form keeps that reading ("брокколи"), and a word
-    whose readings no other word shares keeps them all."""
+    "пил" and "пилу" share "пыль", "пил" and, by accident, "пила" (a saw, in the
+    Russian dictionary's reading of "пил" and "пилу"), not "пить", so that reading is no
+    sense of dust. A word in its own dictionary form keeps that reading ("брокколи"),
+    and a word whose readings no other word shares keeps those of the term's usual kind
+    of word (`_KIND_OF_WORD`), or all of them, right or not ("суши" keeps "суша", land). Only the
+    dictionaries' own entries count (`morph.listed_readings`)."""
     from aniso.profile import morph
 
-    readings = {
-        word: {
-            normalise_word(found)
+    parsed = {
+        normalise_word(word): {
+            (normalise_word(lemma), _KIND_OF_WORD.get(part, part))
             for language in ("ru", "uk")
-            for found in morph.known_lemmas(language, word)
+            for lemma, part in morph.listed_readings(language, word)
         }
-        for word in map(normalise_word, _cyrillic_words(term))
+        for word in _cyrillic_words(term)
     }
+    readings = {word: frozenset(lemma for lemma, _ in found) for word, found in parsed.items()}
     # Forms of one word share all their readings ("року" and "роком" are both "рок" and
     # "рік"), so each set of readings counts once.
-    support = Counter(lemma for found in set(map(frozenset, readings.values())) for lemma in found)
+    distinct = set(readings.values())
+    support = Counter(lemma for found in distinct for lemma in found)
+    parts = Counter(part for found in set(map(frozenset, parsed.values())) for _, part in found)
+    usual = parts.most_common(1)[0][0] if parts else ""
     senses: set[str] = set()
     for word, found in readings.items():
         shared = {lemma for lemma in found if support[lemma] > 1}
-        senses |= (shared | ({word} & found)) if shared else found
+        if shared:
+            senses |= shared | ({word} & found)
+        else:
+            # Alone, a word keeps the readings of the term's usual kind of word: "велик"
+            # (a bike, in slang) is also the short form of "великий" (big).
+            usual_readings = {lemma for lemma, part in parsed[word] if part == usual}
+            senses |= usual_readings or found
     return frozenset(senses)
 
 
 def _written_in(language: str, form: str) -> bool:
-    """Whether a form is written at least as often in `language` as in the other one
-    (wordfreq): Russian "пил" (drank) is, Ukrainian "сир" (cheese; the Russian
-    dictionary's "сирый", orphaned) is not Russian."""
+    """Whether a form is written in `language` at all, and at least as often as in the
+    other one (wordfreq): Russian "пил" (drank) is, Ukrainian "сир" (cheese; the Russian
+    dictionary's "сирый", orphaned) is not Russian, and a form neither list has
+    ("чізкейки") is no evidence either way."""
     from wordfreq import zipf_frequency
 
     other = "uk" if language == "ru" else "ru"
-    return zipf_frequency(form, language) >= zipf_frequency(form, other)
+    mine = zipf_frequency(form, language)
+    return mine > 0 and mine >= zipf_frequency(form, other)
 
 
 def _likelier_another(weights: dict[str, float], senses: frozenset[str], *, ours: bool) -> bool:
     """Whether a form means another word. Either none of its readings is a sense of the
-    term and the form is a word of this dictionary's language (`ours`): Russian "пил"
-    and "пила" are "drank" or a saw, never dust. Or a reading that is another word (nor
+    term and the form is a word of this dictionary's language (`ours`): Russian "пить"
+    and "горит" are no dust and no mountains. Or a reading that is another word (nor
     the term's word in another normal form) is `READING_ODDS` times likelier than the
     term's readings."""
     mine = [r for r in weights if normalise_word(r) in senses]

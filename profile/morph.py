@@ -116,13 +116,27 @@ def known_lemmas(lang: str, word: str) -> frozenset[str]:
     return frozenset(str(p.normal_form) for p in _parse(lang, lowered) if _known(p))
 
 
+def listed_lemmas(lang: str, word: str) -> frozenset[str]:
+    """Every lemma one dictionary lists the word under as its own entry (`_listed`)."""
+    return frozenset(lemma for lemma, _ in listed_readings(lang, word))
+
+
+def listed_readings(lang: str, word: str) -> frozenset[tuple[str, str]]:
+    """(lemma, part of speech) of every reading one dictionary lists as its own entry."""
+    return frozenset(
+        (str(p.normal_form), str(p.tag.POS or ""))
+        for p in _parse(lang, as_listed(word))
+        if _listed(p)
+    )
+
+
 def inflections(lang: str, word: str) -> frozenset[str]:
-    """Every form of every lexeme one dictionary lists the word under ("рок" gives
-    "року", "роком", "роки"...), guesses from the ending left out."""
+    """Every form of every lexeme one dictionary lists the word under as its own entry
+    ("рок" gives "року", "роком", "роки"...), guesses left out."""
     return frozenset(
         str(form.word)
         for parse in _parse(lang, as_listed(word))
-        if _known(parse)
+        if _listed(parse)
         for form in parse.lexeme
     )
 
@@ -133,12 +147,12 @@ def reading_weights(lang: str, word: str) -> dict[str, float]:
     often a corpus reads the word each way ("лет" is "год" 0.998 of the time), so their
     scores add up by lemma; the Ukrainian dictionary (VESUM) does not rank them, so each
     lemma weighs as often as wordfreq's Ukrainian list has it ("рік" 5.85 against "рок"
-    4.63 on the Zipf scale). Guesses from the ending are left out. Reads wordfreq, so it
-    is for building tables (`lexicon.build_misreadings`), not for each message."""
+    4.63 on the Zipf scale). Guesses are left out (`_listed`). Reads wordfreq, so it is
+    for building tables (`lexicon.build_misreadings`), not for each message."""
     lowered = as_listed(word)
     weights: dict[str, float] = {}
     for parse in _parse(lang, lowered):
-        if not _known(parse):
+        if not _listed(parse):
             continue
         name = str(parse.normal_form)
         if lang == "ru":
@@ -184,20 +198,81 @@ def _more_ukrainian() -> frozenset[str]:
 def _build_more_ukrainian() -> frozenset[str]:
     """The Cyrillic words of wordfreq's Ukrainian list common enough (`UKRAINIAN_ZIPF`)
     and far more common than in its Russian list (`UKRAINIAN_MARGIN`)."""
+    ukrainian, russian = _frequencies()
+    return _far_more(ukrainian, russian)
+
+
+def more_russian(word: str) -> bool:
+    """Whether a word is written far more often in Russian than in Ukrainian, by the same
+    measure as `more_ukrainian` the other way round: "увлекаюсь", "могу", "уже"."""
+    return as_listed(word).replace("ё", "е") in _more_russian()
+
+
+@functools.cache
+def _more_russian() -> frozenset[str]:
+    from aniso.core.cache import key_of, load_or_build
+
+    key = key_of([Path(__file__)], ["wordfreq"])
+    return load_or_build("more-russian", key, _build_more_russian)
+
+
+def _build_more_russian() -> frozenset[str]:
+    ukrainian, russian = _frequencies()
+    return _far_more(russian, ukrainian)
+
+
+def _frequencies() -> tuple[dict[str, float], dict[str, float]]:
+    """wordfreq's Ukrainian and Russian lists, the Russian one with "ё" read as "е":
+    Russians mostly write "е" ("поёт" counts for "поет" too)."""
     from wordfreq import get_frequency_dict
 
-    ukrainian = get_frequency_dict("uk")
-    # Russians mostly write "е" for "ё": "поёт" counts for "поет" too.
     russian: dict[str, float] = {}
     for word, frequency in get_frequency_dict("ru").items():
         plain = word.replace("ё", "е")
         russian[plain] = russian.get(plain, 0.0) + frequency
+    return get_frequency_dict("uk"), russian
+
+
+def _far_more(mine: dict[str, float], other: dict[str, float]) -> frozenset[str]:
     floor, margin = 10 ** (UKRAINIAN_ZIPF - 9), 10**UKRAINIAN_MARGIN
     return frozenset(
         word
-        for word, frequency in ukrainian.items()
-        if frequency >= floor and frequency >= margin * russian.get(word, 0.0) and is_cyrillic(word)
+        for word, frequency in mine.items()
+        if frequency >= floor and frequency >= margin * other.get(word, 0.0) and is_cyrillic(word)
     )
+
+
+_RUSSIAN = re.compile(r"[ыэъё]", re.IGNORECASE)
+
+
+def language_around(words: list[str], at: int) -> str | None:
+    """The language the other words of a text are written in, "uk", "ru" or None, by
+    the words' votes (`_language_of`). The word at `at` does not vote:
+    "роком" is Ukrainian for "a year" and Russian for "rock", and "увлекаюсь роком" is
+    Russian by its other word."""
+    votes = [_language_of(w) for i, w in enumerate(words) if i != at]
+    ukrainian, russian = votes.count("uk"), votes.count("ru")
+    if ukrainian == russian:
+        return None
+    return "uk" if ukrainian > russian else "ru"
+
+
+@functools.lru_cache(maxsize=65536)
+def _language_of(word: str) -> str | None:
+    """One word's vote: a letter only one language has; else a word only one dictionary
+    lists as its own ("увлекаюсь", "займаюся"); else one far commoner in one language."""
+    if _UKRAINIAN.search(word):
+        return "uk"
+    if _RUSSIAN.search(word):
+        return "ru"
+    if not is_cyrillic(word):
+        return None
+    listed = [lang for lang in ("uk", "ru") if listed_lemmas(lang, word)]
+    if len(listed) == 1:
+        return listed[0]
+    if more_ukrainian(word):
+        return "uk"
+    return "ru" if more_russian(word) else None
 
 
 def _known(parse: Any) -> bool:
@@ -257,7 +332,8 @@ def _guessed_name(word: str) -> bool:
 
 def _listed(parse: Any) -> bool:
     """Whether an analysis is the dictionary's own entry for the whole word: `_known` also
-    takes a known ending after a prefix the analyser stripped ("за" + "баг" + "ато")."""
+    takes a known ending after a prefix the analyser stripped ("за" + "баг" + "ато";
+    "меди" + "тую" read as "медитуй", which no one writes)."""
     return len(parse.methods_stack) == 1 and _known(parse)
 
 

@@ -45,9 +45,13 @@ def test_a_persons_name_is_no_place(text: str) -> None:
     [
         ("i'm Artem, live in Haifa, work in chip design", "Asia/Jerusalem"),
         ("hi, I'm Paris, live in Lyon", "Europe/Paris"),
+        # The town goes on past the introduction: a place, not a name.
+        ("I'm Paris-based", "Europe/Paris"),
+        ("hi, I'm Berlin based", "Europe/Berlin"),
+        ("I'm London born and raised", "Europe/London"),
     ],
 )
-def test_a_town_introduced_as_the_users_name_is_no_rival_home(text: str, home: str) -> None:
+def test_a_town_introduced_as_the_users_name_is_no_home(text: str, home: str) -> None:
     # Artem is a city of 100,000 by Vladivostok. Proposed as a place, it stood nearer
     # "live" than Haifa, and the gate weighed Haifa as the rival's neighbour.
     from aniso.profile import slots
