@@ -50,12 +50,13 @@ class ProfileLearner:
 
 
 def warm() -> None:
-    """Build the rules' word and place indexes, the table of Ukrainian words and that of
-    misleading forms now. They take seconds and are built once per process, on first
-    use; built early (off the chat thread), the first message does not wait for them."""
+    """Build the rules' word and place indexes, the tables of Ukrainian and Russian words
+    and that of misleading forms now. They take seconds and are built once per process,
+    on first use; built early (off the chat thread), the first message does not wait."""
     from aniso.profile import lexicon, morph, places
 
     lexicon.mentions("")
     lexicon.misreadings()
     places.lookup("")
     morph.more_ukrainian("")
+    morph.more_russian("")
