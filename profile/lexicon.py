@@ -174,11 +174,13 @@ def _index() -> dict[tuple[str, ...], Term]:
     """Stem sequences and lemma sequences of every term word -> term. Building it
     lemmatises thousands of words (seconds), so it is built once per install and read
     from the cache dir after (`aniso.core.cache`), keyed by everything it derives from."""
+    from aniso.core import morphology
     from aniso.core.cache import key_of, load_or_build
 
     here = Path(__file__).parent
     key = key_of(
-        [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"],
+        [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"]
+        + [Path(morphology.__file__)],
         ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer"],
     )
     return load_or_build("lexicon-index", key, build_index)
@@ -240,6 +242,7 @@ def _mentions(text: str) -> tuple[Mention, ...]:
     position = 0
     cyrillic = bool(_CYRILLIC.search(text))
     lemmas = [lemma(text[w[1] : w[2]]) for w in words] if cyrillic else []
+    languages: list[str | None] | None = None
     while position < len(words):
         for size in range(min(_longest(), len(words) - position), 0, -1):
             term = None
@@ -250,12 +253,12 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 term = index.get(tuple(w[0] for w in words[position : position + size]))
             if term is not None and cyrillic and size == 1:
                 said = text[words[position][1] : words[position][2]]
-                if (
-                    (by_stem and _stem_misleads(said, term))
-                    or _ukrainian_misleads(said, term)
-                    or _misreads(said, term, _language_around(text, words, position))
-                ):
+                if (by_stem and _stem_misleads(said, term)) or _ukrainian_misleads(said, term):
                     term = None
+                elif (normalise_word(said), term.canonical) in _misread_words():
+                    languages = languages or _languages(text, words)
+                    if _misreads(said, term, languages[position]):
+                        term = None
             if term is not None:
                 found.append(Mention(term, words[position][1], words[position + size - 1][2]))
                 position += size
@@ -265,10 +268,30 @@ def _mentions(text: str) -> tuple[Mention, ...]:
     return tuple(found)
 
 
-def _language_around(text: str, words: list[tuple[str, int, int]], at: int) -> str | None:
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]:
+    """The language around each word: the votes (`morph.language_of`) of the other words
+    of its sentence, "uk", "ru" or None on a tie. The word itself does not vote: "роком"
+    is Ukrainian for "a year" and Russian for "rock", and "увлекаюсь роком" is Russian
+    by its other word. Votes are counted once per sentence, so a long text costs one
+    pass."""
     from aniso.profile import morph
 
-    return morph.language_around([text[s:e] for _, s, e in words], at)
+    votes = [morph.language_of(text[start:end]) for _, start, end in words]
+    sentences, sentence, previous = [], 0, 0
+    for _, start, end in words:
+        sentence += bool(_SENTENCE_END.search(text, previous, start))
+        sentences.append(sentence)
+        previous = end
+    totals = Counter(zip(sentences, votes, strict=True))
+    around: list[str | None] = []
+    for sentence, vote in zip(sentences, votes, strict=True):
+        ukrainian = totals[(sentence, "uk")] - (vote == "uk")
+        russian = totals[(sentence, "ru")] - (vote == "ru")
+        around.append(None if ukrainian == russian else "uk" if ukrainian > russian else "ru")
+    return around
 
 
 def _stem_misleads(word: str, term: Term) -> bool:
@@ -314,17 +337,21 @@ way), "оладки" as "оладка" and "оладок"."""
 
 
 def _misreads(word: str, term: Term, language: str | None) -> bool:
-    """Whether `word`, which spells a form of one of the term's words, is another word
-    there (`build_misreadings`): Ukrainian "року" is "рік" (year) before "рок" (rock),
-    so "з 2019 року займаюся йогою" is no liking of rock; Russian "лет" is "год"
-    (years), not a summer. The dictionary asked is that of the text's other words
-    (`language`, `morph.language_around`), else of the word (`morph.more_ukrainian`):
-    "увлекаюсь роком" is Russian, and rock."""
-    from aniso.profile import morph
+    """Whether `word`, which spells a form of one of the term's words, is another word in
+    the language of its sentence (`build_misreadings`, `_languages`): Ukrainian "року"
+    is "рік" (year) before "рок" (rock), so "з 2019 року займаюся йогою" is no liking of
+    rock; Russian "лет" is "год" (years), not a summer; "увлекаюсь роком" is Russian,
+    and rock. With no language to go by (a bare phrase, or a tie) the word is read as
+    Russian, as `morph.dictionaries` reads a word without a Ukrainian letter: "пить"
+    is no dust, and a bare "роком" stands."""
+    return (language or "ru", normalise_word(word), term.canonical) in misreadings()
 
-    if language is None:
-        language = "uk" if morph.more_ukrainian(word) else "ru"
-    return (language, normalise_word(word), term.canonical) in misreadings()
+
+@cache
+def _misread_words() -> frozenset[tuple[str, str]]:
+    """(form, canonical) of the table in either language: whether a match is worth
+    reading the sentence's language for."""
+    return frozenset((form, canonical) for _, form, canonical in misreadings())
 
 
 @cache

@@ -204,7 +204,7 @@ def _build_more_ukrainian() -> frozenset[str]:
 
 def more_russian(word: str) -> bool:
     """Whether a word is written far more often in Russian than in Ukrainian, by the same
-    measure as `more_ukrainian` the other way round: "увлекаюсь", "могу", "уже"."""
+    measure as `more_ukrainian` the other way round: "могу", "сейчас", "очень"."""
     return as_listed(word).replace("ё", "е") in _more_russian()
 
 
@@ -245,22 +245,14 @@ def _far_more(mine: dict[str, float], other: dict[str, float]) -> frozenset[str]
 _RUSSIAN = re.compile(r"[ыэъё]", re.IGNORECASE)
 
 
-def language_around(words: list[str], at: int) -> str | None:
-    """The language the other words of a text are written in, "uk", "ru" or None, by
-    the words' votes (`_language_of`). The word at `at` does not vote:
-    "роком" is Ukrainian for "a year" and Russian for "rock", and "увлекаюсь роком" is
-    Russian by its other word."""
-    votes = [_language_of(w) for i, w in enumerate(words) if i != at]
-    ukrainian, russian = votes.count("uk"), votes.count("ru")
-    if ukrainian == russian:
-        return None
-    return "uk" if ukrainian > russian else "ru"
-
-
 @functools.lru_cache(maxsize=65536)
-def _language_of(word: str) -> str | None:
-    """One word's vote: a letter only one language has; else a word only one dictionary
-    lists as its own ("увлекаюсь", "займаюся"); else one far commoner in one language."""
+def language_of(word: str) -> str | None:
+    """Which of Russian and Ukrainian a word says its text is written in, or None: a
+    letter only one of them has (і ї є ґ; ы э ъ ё); else a word only one dictionary lists
+    as its own ("увлекаюсь", "займаюся"); else a word far commoner in one by wordfreq
+    (`more_ukrainian`, `more_russian`). A vote, not a verdict: "роком" says nothing of
+    the sentence it stands in, and one Ukrainian place does not make a Russian sentence
+    Ukrainian, so a text is read by the votes of its words (`lexicon._languages`)."""
     if _UKRAINIAN.search(word):
         return "uk"
     if _RUSSIAN.search(word):

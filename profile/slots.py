@@ -313,17 +313,17 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
         return True  # "Marco, Milan.": Marco is a town in Brazil, and a man here
     # "Yerevan here." introduces a city as "Mei here." does a person: the city's own
     # name is the place, another city's alternate name the person. Words before it that
-    # introduce the user, with the name ending the phrase ("i'm Artem,", "call me
-    # Paris."), make it a person whatever the town: Artem is a city of 100,000 by
-    # Vladivostok. "I'm Paris-based" and "I'm London born" go on past the town.
-    introduced = bool(_ENDS_PHRASE.match(sentence, end))
+    # introduce the user ("i'm Artem,", "call me Paris") make it a person whatever the
+    # town: Artem is a city of 100,000 by Vladivostok. Not when the town goes on into
+    # where the user is from: "I'm Paris-based", "I'm London born and raised".
+    introduced = not _FROM_THERE.match(sentence, end)
     return any(
         p.start <= start < p.end and (not own_name or (p.start < start and introduced))
         for p in name(sentence)
     )
 
 
-_ENDS_PHRASE = re.compile(r"\s*(?:[,.!?;:)]|$)")
+_FROM_THERE = re.compile(r"(?:-|\s+)(?:based|born|raised|bred|native)\b", re.IGNORECASE)
 
 
 _STRONG = re.compile(

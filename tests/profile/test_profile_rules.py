@@ -262,10 +262,10 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("люблю пить чай", "dust", "tea"),
         ("сушить волосы феном", "sushi", None),
         ("велика різниця в часі", "cycling", None),
-        # The text's other words choose the dictionary: "роком" is a year in Ukrainian
-        # and rock in Russian.
+        # The sentence's other words choose the dictionary: "роком" is a year in
+        # Ukrainian and rock in Russian; with nothing to go by, the word stands.
         ("увлекаюсь роком", None, "rock"),
-        ("фанатею от рока", None, "rock"),
+        ("Живу в Києві, увлекаюсь роком", None, "rock"),
         # The term's own words, and forms only a guess would read otherwise.
         ("люблю гори і ліс", None, "mountains"),
         ("люблю сир з медом", None, "cheese"),
@@ -275,7 +275,7 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("обожнюю чізкейки", None, "cheesecake"),
         ("смотрю видео на ютубе", None, "youtube"),
         # A full adjective names what its noun does: "молочних" is dairy.
-        ("без молочних продуктів", None, "dairy"),
+        ("молочних не їм", None, "dairy"),
         ("мне 30 лет, люблю лето", None, "summer"),
     ],
 )
@@ -288,18 +288,26 @@ def test_a_word_names_a_term_only_as_the_dictionaries_read_it(
 
 
 def test_the_misreadings_come_from_the_dictionaries() -> None:
-    from aniso.profile.lexicon import build_misreadings, normalise_word
+    from aniso.profile.lexicon import build_misreadings
 
     table = build_misreadings()
     assert ("uk", "року", "rock") in table and ("ru", "року", "rock") not in table
     assert ("ru", "лет", "summer") in table and ("ru", "лета", "summer") not in table
     # Ukrainian "сир" is cheese; the Russian dictionary's "сирый" is no Russian word of it.
     assert ("ru", "сир", "cheese") not in table and ("uk", "його", "yoga") in table
-    # Ukrainian "пирогу" reads as "пирог" and "пиріг": one word, no rival.
-    assert not any(form.startswith("пирог") for lang, form, _ in table if lang == "uk")
+    # Ukrainian "бані" reads as "баня" and "бані": one word, no rival (`SAME_WORD_PREFIX`).
+    assert ("uk", "бані", "sauna") not in table
+    # A full adjective is of the noun's kind (`_KIND_OF_WORD`): "молочних" is dairy.
+    assert ("uk", "молочних", "dairy") not in table
     # Forms are read as written: Ukrainian "м'ясі" is meat, whatever "мясі" is.
     assert ("uk", "мясі", "meat") not in table
-    assert all(form == normalise_word(form) for _, form, _ in table)
+
+
+def test_each_sentence_is_read_in_its_own_language() -> None:
+    # "року" is a year in the Ukrainian sentence, "роком" rock in the Russian one.
+    text = "Цього року почала займатися йогою. Я увлекаюсь роком"
+    said = {text[m.start : m.end]: m.term.canonical for m in mentions(text)}
+    assert "року" not in said and said.get("роком") == "rock"
 
 
 @pytest.mark.parametrize(
