@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import snowballstemmer
 
 Kind = str  # "food" | "interest" | "other"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,12 @@ def _index() -> dict[tuple[str, ...], Term]:
     """Stem sequences and lemma sequences of every term word -> term. Building it
     lemmatises thousands of words (seconds), so it is built once per install and read
     from the cache dir after (`aniso.core.cache`), keyed by everything it derives from."""
+    return _derived("lexicon-index", build_index)
+
+
+def _derived(name: str, build: Callable[[], T], *packages: str) -> T:
+    """A table derived from the terms and the dictionaries (and `packages`), built once
+    per install and read from the cache dir after, keyed by everything it derives from."""
     from aniso.core import morphology
     from aniso.core.cache import key_of, load_or_build
 
@@ -181,9 +190,9 @@ def _index() -> dict[tuple[str, ...], Term]:
     key = key_of(
         [here / "lexicon.py", here / "morph.py", here / "data" / "lexicon.tsv"]
         + [Path(morphology.__file__)],
-        ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer"],
+        ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer", *packages],
     )
-    return load_or_build("lexicon-index", key, build_index)
+    return load_or_build(name, key, build)
 
 
 def build_index() -> dict[tuple[str, ...], Term]:
@@ -255,7 +264,7 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 said = text[words[position][1] : words[position][2]]
                 if (by_stem and _stem_misleads(said, term)) or _ukrainian_misleads(said, term):
                     term = None
-                elif (normalise_word(said), term.canonical) in _misread_words():
+                elif _listed_either(said, term):  # worth reading the sentence's language
                     languages = languages or _languages(text, words)
                     if _misreads(said, term, languages[position]):
                         term = None
@@ -336,6 +345,11 @@ forms, not two words: Ukrainian "пирогу" reads as "пирог" and "пир
 way), "оладки" as "оладка" and "оладок"."""
 
 
+def _listed_either(word: str, term: Term) -> bool:
+    form, table = normalise_word(word), misreadings()
+    return any((language, form, term.canonical) in table for language in ("ru", "uk"))
+
+
 def _misreads(word: str, term: Term, language: str | None) -> bool:
     """Whether `word`, which spells a form of one of the term's words, is another word in
     the language of its sentence (`build_misreadings`, `_languages`): Ukrainian "року"
@@ -348,30 +362,9 @@ def _misreads(word: str, term: Term, language: str | None) -> bool:
 
 
 @cache
-def _misread_words() -> frozenset[tuple[str, str]]:
-    """(form, canonical) of the table in either language: whether a match is worth
-    reading the sentence's language for."""
-    return frozenset((form, canonical) for _, form, canonical in misreadings())
-
-
-@cache
 def misreadings() -> frozenset[tuple[str, str, str]]:
-    """`build_misreadings`, built once per install (seconds) and read from the cache dir
-    after, keyed by everything it derives from."""
-    from aniso.core import morphology
-    from aniso.core.cache import key_of, load_or_build
-
-    here = Path(__file__).parent
-    key = key_of(
-        [
-            here / "lexicon.py",
-            here / "morph.py",
-            here / "data" / "lexicon.tsv",
-            Path(morphology.__file__),
-        ],
-        ["pymorphy3", "pymorphy3-dicts-ru", "pymorphy3-dicts-uk", "snowballstemmer", "wordfreq"],
-    )
-    return load_or_build("lexicon-misread", key, build_misreadings)
+    """`build_misreadings`, built once per install (seconds), read from the cache dir."""
+    return _derived("lexicon-misread", build_misreadings, "wordfreq")
 
 
 def build_misreadings() -> frozenset[tuple[str, str, str]]:

@@ -15,25 +15,19 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aniso.core.morphology import analyser, as_listed, dictionaries
+from aniso.core.morphology import analyser, as_listed, dictionaries, has_ukrainian_letters
 
 _CYRILLIC = re.compile(r"[а-яёіїєґ]", re.IGNORECASE)
-_UKRAINIAN = re.compile(r"[іїєґ]", re.IGNORECASE)
 WORD = re.compile(r"[а-яёіїєґ'’ʼ-]+", re.IGNORECASE)
 """A Russian or Ukrainian word, apostrophes and hyphens inside ("п'ю", "по-людськи")."""
 
 
 def is_cyrillic(text: str) -> bool:
     return bool(_CYRILLIC.search(text))
-
-
-def has_ukrainian_letters(text: str) -> bool:
-    """Whether `text` holds a letter only Ukrainian uses (і ї є ґ): then its words are
-    read with the Ukrainian dictionary first."""
-    return bool(_UKRAINIAN.search(text))
 
 
 def _parse(lang: str, word: str) -> list[Any]:
@@ -149,17 +143,16 @@ def reading_weights(lang: str, word: str) -> dict[str, float]:
     lemma weighs as often as wordfreq's Ukrainian list has it ("рік" 5.85 against "рок"
     4.63 on the Zipf scale). Guesses are left out (`_listed`). Reads wordfreq, so it is
     for building tables (`lexicon.build_misreadings`), not for each message."""
-    lowered = as_listed(word)
+    from wordfreq import zipf_frequency
+
     weights: dict[str, float] = {}
-    for parse in _parse(lang, lowered):
+    for parse in _parse(lang, as_listed(word)):
         if not _listed(parse):
             continue
         name = str(parse.normal_form)
         if lang == "ru":
             weights[name] = weights.get(name, 0.0) + float(parse.score)
         else:
-            from wordfreq import zipf_frequency
-
             weights[name] = 10 ** zipf_frequency(name, "uk")
     return weights
 
@@ -187,12 +180,15 @@ def more_ukrainian(word: str) -> bool:
 
 @functools.cache
 def _more_ukrainian() -> frozenset[str]:
-    """The table, built once per install (wordfreq's two lists take a second to load,
-    too long for a message) and read from the cache dir after."""
+    return _word_table("more-ukrainian", _build_more_ukrainian)
+
+
+def _word_table(name: str, build: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """A table of words from wordfreq, built once per install (wordfreq's two lists take
+    a second to load, too long for a message) and read from the cache dir after."""
     from aniso.core.cache import key_of, load_or_build
 
-    key = key_of([Path(__file__)], ["wordfreq"])
-    return load_or_build("more-ukrainian", key, _build_more_ukrainian)
+    return load_or_build(name, key_of([Path(__file__)], ["wordfreq"]), build)
 
 
 def _build_more_ukrainian() -> frozenset[str]:
@@ -210,10 +206,7 @@ def more_russian(word: str) -> bool:
 
 @functools.cache
 def _more_russian() -> frozenset[str]:
-    from aniso.core.cache import key_of, load_or_build
-
-    key = key_of([Path(__file__)], ["wordfreq"])
-    return load_or_build("more-russian", key, _build_more_russian)
+    return _word_table("more-russian", _build_more_russian)
 
 
 def _build_more_russian() -> frozenset[str]:
@@ -253,7 +246,7 @@ def language_of(word: str) -> str | None:
     (`more_ukrainian`, `more_russian`). A vote, not a verdict: "роком" says nothing of
     the sentence it stands in, and one Ukrainian place does not make a Russian sentence
     Ukrainian, so a text is read by the votes of its words (`lexicon._languages`)."""
-    if _UKRAINIAN.search(word):
+    if has_ukrainian_letters(word):
         return "uk"
     if _RUSSIAN.search(word):
         return "ru"

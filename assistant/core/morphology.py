@@ -28,7 +28,13 @@ def as_listed(word: str) -> str:
     return word.lower().replace("ʼ", "'").replace("’", "'")
 
 
+def has_ukrainian_letters(text: str) -> bool:
+    """Whether `text` holds a letter only Ukrainian uses (і ї є ґ): then its words are
+    read with the Ukrainian dictionary first."""
+    return bool(_UKRAINIAN.search(text))
+
+
 def dictionaries(word: str, *, ukrainian: bool = False) -> tuple[str, str]:
     """The dictionaries to ask, likelier first: Ukrainian for a word with a letter only
     Ukrainian uses (і ї є ґ), or for any word of a Ukrainian sentence (`ukrainian`)."""
-    return ("uk", "ru") if ukrainian or _UKRAINIAN.search(word) else ("ru", "uk")
+    return ("uk", "ru") if ukrainian or has_ukrainian_letters(word) else ("ru", "uk")

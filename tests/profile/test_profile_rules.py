@@ -263,7 +263,7 @@ def test_lexicon_matches_inflected_forms(phrase: str, canonical: str) -> None:
         ("сушить волосы феном", "sushi", None),
         ("велика різниця в часі", "cycling", None),
         # The sentence's other words choose the dictionary: "роком" is a year in
-        # Ukrainian and rock in Russian; with nothing to go by, the word stands.
+        # Ukrainian and rock in Russian; with nothing to go by, Russian.
         ("увлекаюсь роком", None, "rock"),
         ("Живу в Києві, увлекаюсь роком", None, "rock"),
         # The term's own words, and forms only a guess would read otherwise.
