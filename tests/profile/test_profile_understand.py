@@ -10,7 +10,7 @@ import pytest
 from helpers import run_cli
 
 from aniso.bench.profile import evaluate, load, matches, split_of
-from aniso.profile import gate, morph, places
+from aniso.profile import gate, morph, places, slots
 from aniso.profile.understand import HERE_REACH, candidates, understand
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "profile_statements.jsonl"
@@ -98,6 +98,74 @@ def test_a_pronoun_is_no_place_through_its_lemma() -> None:
 )
 def test_a_country_in_any_language_and_case_is_its_capitals_zone(text: str, zone: str) -> None:
     assert [m.place.timezone for m in places.mentions(text)] == [zone]
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("i farm dairy cows in Wisconsin", "America/Chicago"),
+        ("we finally moved to Florida", "America/New_York"),  # not Florida, Cuba
+        ("нарешті переїхали у Флориду", "America/New_York"),
+        ("мы живём в Техасе", "America/Chicago"),
+        ("we moved to Bavaria last year", "Europe/Berlin"),  # ISO's "Bayern" in English
+        ("живу в Баварии", "Europe/Berlin"),
+        ("переїхали до Баварії", "Europe/Berlin"),
+        ("my sister lives in Virginia", "America/New_York"),  # not Virginia, South Africa
+    ],
+)
+def test_a_state_or_region_of_one_clock_is_its_zone(text: str, zone: str) -> None:
+    assert [m.place.timezone for m in places.mentions(text)] == [zone]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we moved to Ontario",  # Canada keeps six clocks: the Californian city, or nothing
+        "I live in Georgia",  # the country, not the state
+        "я в боргу перед ним",  # "of a debt", not Borgou
+        "мета в мене проста",  # "a goal", not Meta, Colombia
+        "кампанія почалась у понеділок",  # "a campaign", not Campania
+        "я з Півночі",  # the north, not Cameroon's North region
+    ],
+)
+def test_a_division_that_is_a_word_or_keeps_no_one_clock_names_no_zone_of_its_own(
+    text: str,
+) -> None:
+    zones = {
+        "we moved to Ontario": ["America/Los_Angeles"],
+        "I live in Georgia": ["Asia/Tbilisi"],
+    }
+    assert [m.place.timezone for m in places.mentions(text)] == zones.get(text, [])
+
+
+def test_the_divisions_are_read_from_pycountry_and_geonames() -> None:
+    clocks = places.division_clocks()
+    assert clocks["US-WI"][0] == "America/Chicago" and clocks["US-AZ"][0] == "America/Phoenix"
+    assert clocks["DE-BY"][0] == "Europe/Berlin"
+    # A country on several clocks has no division at one: GeoNames cannot say whose.
+    assert not [code for code in clocks if code.split("-")[0] in ("RU", "CA", "ES", "AU")]
+    # Divisions an ocean away keep their own clocks: "Saint-Martin" is no Paris time.
+    assert "FR-MF" not in clocks and "FR-PF" not in clocks
+    assert {"Bavaria", "Бавария", "Баварія", "Bayern"} <= places.division_names("DE-BY")
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("based in SF, mission district", "America/Los_Angeles"),
+        ("KL here! love nasi lemak", "Asia/Kuala_Lumpur"),
+        ("moved to NY last spring", "America/New_York"),
+    ],
+)
+def test_a_big_citys_two_capitals_are_the_city(text: str, zone: str) -> None:
+    assert [p.op.value for p in slots.timezone(text)] == [zone]
+
+
+@pytest.mark.parametrize(
+    "text", ["La la land is on tonight", "i live in la", "my BP is high", "QC found a defect"]
+)
+def test_two_letters_name_a_city_only_in_capitals_and_only_a_big_ones(text: str) -> None:
+    assert places.mentions(text) == []
 
 
 def test_a_lower_case_latin_country_stays_a_word() -> None:
