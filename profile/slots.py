@@ -138,6 +138,14 @@ def timezone(sentence: str) -> list[Proposal]:
         after_preposition = bool(_BEFORE_PLACE.search(before))
         if not after_preposition and not written[:1].isupper() and not _opens(sentence, mention):
             continue
+        if (
+            not after_preposition
+            and len(written) < 3
+            and not _SAID_HOME.match(sentence, mention.end)
+        ):
+            # "LA based", "KL here!"; not "grabbing BK for lunch", "HH at 5?": two
+            # capitals are a city's only where it is said to be where someone is.
+            continue
         if not after_preposition and places.is_common_word(written):
             # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
             # that is also an everyday word needs a preposition of place before it.
@@ -324,6 +332,10 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
 
 
 _FROM_THERE = re.compile(r"(?:-|\s+)(?:based|born|raised|bred|native)\b", re.IGNORECASE)
+_SAID_HOME = re.compile(
+    r"(?:-|\s+)(?:based|born|raised|native|here|life|gal|girl|guy)\b", re.IGNORECASE
+)
+"""Words after a place that say someone lives there: "LA based", "KL here", "NY life"."""
 
 
 _STRONG = re.compile(

@@ -107,46 +107,25 @@ def test_a_country_in_any_language_and_case_is_its_capitals_zone(text: str, zone
         ("we finally moved to Florida", "America/New_York"),  # not Florida, Cuba
         ("нарешті переїхали у Флориду", "America/New_York"),
         ("мы живём в Техасе", "America/Chicago"),
-        ("we moved to Bavaria last year", "Europe/Berlin"),  # ISO's "Bayern" in English
-        ("живу в Баварии", "Europe/Berlin"),
-        ("переїхали до Баварії", "Europe/Berlin"),
+        ("i live in texas now", "America/Chicago"),
         ("my sister lives in Virginia", "America/New_York"),  # not Virginia, South Africa
+        ("I live in Maine", "America/New_York"),  # not Des Plaines' old name
+        ("we moved to North Carolina", "America/New_York"),
+        ("I live in Washington", "America/New_York"),  # the capital's own name stays its
+        ("I live in Georgia", "Asia/Tbilisi"),  # the country's name stays its
     ],
 )
-def test_a_state_or_region_of_one_clock_is_its_zone(text: str, zone: str) -> None:
-    assert [m.place.timezone for m in places.mentions(text)] == [zone]
+def test_a_us_state_is_the_clock_of_most_of_its_people(text: str, zone: str) -> None:
+    assert [p.op.value for p in slots.timezone(text)] == [zone]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "we moved to Ontario",  # Canada keeps six clocks: the Californian city, or nothing
-        "I live in Georgia",  # the country, not the state
-        "я в боргу перед ним",  # "of a debt", not Borgou
-        "мета в мене проста",  # "a goal", not Meta, Colombia
-        "кампанія почалась у понеділок",  # "a campaign", not Campania
-        "я з Півночі",  # the north, not Cameroon's North region
-    ],
-)
-def test_a_division_that_is_a_word_or_keeps_no_one_clock_names_no_zone_of_its_own(
-    text: str,
-) -> None:
-    zones = {
-        "we moved to Ontario": ["America/Los_Angeles"],
-        "I live in Georgia": ["Asia/Tbilisi"],
-    }
-    assert [m.place.timezone for m in places.mentions(text)] == zones.get(text, [])
-
-
-def test_the_divisions_are_read_from_pycountry_and_geonames() -> None:
-    clocks = places.division_clocks()
+def test_the_states_are_read_from_pycountry_and_geonames() -> None:
+    clocks = places.state_clocks()
     assert clocks["US-WI"][0] == "America/Chicago" and clocks["US-AZ"][0] == "America/Phoenix"
-    assert clocks["DE-BY"][0] == "Europe/Berlin"
-    # A country on several clocks has no division at one: GeoNames cannot say whose.
-    assert not [code for code in clocks if code.split("-")[0] in ("RU", "CA", "ES", "AU")]
-    # Divisions an ocean away keep their own clocks: "Saint-Martin" is no Paris time.
-    assert "FR-MF" not in clocks and "FR-PF" not in clocks
-    assert {"Bavaria", "Бавария", "Баварія", "Bayern"} <= places.division_names("DE-BY")
+    assert clocks["US-KY"][0] == "America/New_York"  # Louisville's zone keeps New York's clock
+    assert {"Wisconsin", "Висконсин", "Вісконсин"} <= places.state_names("US-WI")
+    # No other country's divisions: "Bavaria" and "Curaçao" are no clocks of their own.
+    assert places.mentions("we moved to Bavaria") == []
 
 
 @pytest.mark.parametrize(
@@ -154,6 +133,7 @@ def test_the_divisions_are_read_from_pycountry_and_geonames() -> None:
     [
         ("based in SF, mission district", "America/Los_Angeles"),
         ("KL here! love nasi lemak", "Asia/Kuala_Lumpur"),
+        ("LA based, half my team is remote", "America/Los_Angeles"),
         ("moved to NY last spring", "America/New_York"),
     ],
 )
@@ -162,10 +142,36 @@ def test_a_big_citys_two_capitals_are_the_city(text: str, zone: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["La la land is on tonight", "i live in la", "my BP is high", "QC found a defect"]
+    "text",
+    [
+        "La la land is on tonight",
+        "i live in la",
+        "my BP is high",  # Batu Pahat's, a town too small for its pair to count
+        "grabbing BK for lunch",  # Brooklyn's, but said as no home
+        "HH at 5?",
+        "LA LA LAND IS ON",
+        "перешёл на ОС Linux",  # "оса" is a town's name; "ОС" is no abbreviation of it
+        "привет, мэн",
+    ],
 )
-def test_two_letters_name_a_city_only_in_capitals_and_only_a_big_ones(text: str) -> None:
-    assert places.mentions(text) == []
+def test_two_letters_name_a_city_only_in_capitals_and_as_a_home(text: str) -> None:
+    assert slots.timezone(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "zones"),
+    [
+        ("I'm free Sat and Sun", []),  # not San Antonio, whose airport is SAT
+        ("free Mon-Fri after 6", []),  # not Myanmar's Mon State
+        ("Wed and Fri evenings work best", []),
+        ("we moved here in march, love it", []),  # not March, Cambridgeshire
+        ("moved to Paris in march", ["Europe/Paris"]),
+        ("переїхали до Праги у серпні", ["Europe/Prague"]),
+    ],
+)
+def test_a_month_or_weekday_is_no_place(text: str, zones: list[str]) -> None:
+    assert [p.op.value for p in slots.timezone(text)] == zones
+    assert "march" in places.calendar_words() and "серпня" in places.calendar_words()
 
 
 def test_a_lower_case_latin_country_stays_a_word() -> None:
