@@ -281,7 +281,7 @@ def build_index(cache: Any = None) -> dict[str, Entry]:
         put(plain(city["name"]), True, place)
     for city, place in zip(ordered, places, strict=True):
         for name in city["alternatenames"]:
-            if _SCRIPT.match(name) and (len(name) >= 3 or _abbreviation(name, place)):
+            if _SCRIPT.match(name) and (len(name) >= 3 or _abbreviation(name, city, place)):
                 index.setdefault(fold(name), (False, place.population, place))
     _put_countries(index, cache)
     _put_divisions(index, cache)
@@ -304,23 +304,33 @@ def calendar_words() -> frozenset[str]:
             for width in ("wide", "abbreviated"):
                 for names in (get_month_names, get_day_names):
                     found |= {fold(n.rstrip(".")) for n in names(width, context, locale).values()}
-    return frozenset(found)
+    return frozenset(found | _INFORMAL_SHORT)
+
+
+_INFORMAL_SHORT = frozenset({"tues", "weds", "thur", "thurs", "sept"})
+"""English short forms people write that CLDR's abbreviations are not ("Tue", "Wed",
+"Thu", "Sep"): "Mon and Thur work best" named El-Tor by its other name "Thur"."""
 
 
 ABBREVIATION_PEOPLE = 800_000
-"""A city this big is called by the two capitals GeoNames lists for it: "SF", "LA", "KL",
-"NY", "HK". Smaller cities' pairs are more often something else in chat ("QC" for
-Québec, "KK" for Kota Kinabalu)."""
+"""A city this big is called by its initials where GeoNames lists them: "SF", "LA",
+"KL", "NY", "HK"."""
 
 
-def _abbreviation(name: str, place: Place) -> bool:
-    """Whether a city's other name is its two-capital abbreviation. Airport codes, which
-    GeoNames lists too, have three letters (`_plausible` keeps them out)."""
+def _abbreviation(name: str, city: dict[str, Any], place: Place) -> bool:
+    """Whether a city's other name is its two-letter abbreviation: two capitals that are
+    the initials of its name's first two words ("San Francisco", "New York City"), for a
+    city of `ABBREVIATION_PEOPLE`. GeoNames' other pairs are nicknames that chat uses
+    for other things ("BK" for Brooklyn, "HH" for Hamburg), and airport codes have three
+    letters (`_plausible` keeps them out)."""
+    words = plain(city["name"]).split()
+    initials = "".join(word[0] for word in words[:2]).upper()
     return (
         len(name) == 2
         and name.isalpha()
         and name.isupper()
-        and (place.population >= ABBREVIATION_PEOPLE)
+        and name == initials
+        and place.population >= ABBREVIATION_PEOPLE
     )
 
 
@@ -344,50 +354,62 @@ def _put_countries(index: dict[str, Entry], cache: Any) -> None:
 
 
 def _put_divisions(index: dict[str, Entry], cache: Any) -> None:
-    """Each US state under its names (`state_names`), at the clock most of its people
+    """Each US state under its names (`_state_keys`), at the clock most of its people
     keep (`state_clocks`): "i farm dairy cows in Wisconsin", "переїхали у Флориду".
     People name a state as their home as often as a city, and a state is a clock of its
-    own, as a country is. A state takes a name no country holds ("Georgia" is the
-    country), nor an American city's own name ("Washington" is the capital), nor a
-    foreign city's of more people than the state's cities count; it takes a foreign
-    town's ("Florida", Cuba; "Virginia", South Africa) and any place's other name
-    ("Maine" is also an old name of Des Plaines).
+    own, as a country is. A state gives way to a country ("Georgia", though "Джорджия"
+    is the state) and to a capital ("Washington" is the capital, in every language: the
+    state's translations go with its English name). It takes a city's name when its
+    towns outnumber the city ("Florida", Cuba; "Virginia", South Africa; "Wyoming",
+    Michigan), and any place's other name ("Maine" is also an old name of Des Plaines).
+    No state takes a name another state holds: pycountry's Russian for "District of
+    Columbia" and for "Washington" are both "Вашингтон".
 
     Only the US: its states are the divisions GeoNames codes as ISO does, so a state's
     cities say its clock. Other countries' divisions are numbered there, and where a
-    country keeps one clock, each of its islands or exclaves may not (Curaçao is a
-    division of the Netherlands, the Galápagos of Ecuador)."""
-    clocks = state_clocks(cache)
-    american = set(_us_zones())
-    for code, (zone, people) in clocks.items():
-        for key in _state_keys(state_names(code)):
-            held = index.get(key)
-            if held is not None:
-                primary, population, place = held
-                if population == 0 or (primary and place.timezone in american):
-                    continue  # a country's name, or an American city's own
-                if primary and population > people:
-                    continue  # a foreign city of more people than the state's towns
-            index[key] = (False, people, Place(_state_name(code), zone, people))
+    country keeps one clock, its islands or exclaves may not (Curaçao is a division of
+    the Netherlands, the Galápagos of Ecuador)."""
+    capitals = {country["capital"] for country in cache.get_countries().values()}
+    taken: set[str] = set()
+    for code, (zone, people) in sorted(state_clocks(cache).items()):
+        keys = _state_keys(state_names(code))
+        if any(_a_capitals(index.get(key), capitals) for key in keys if key.isascii()):
+            continue  # its own name is a capital's: so are its translations
+        for key in keys - taken:
+            if not _gives_way(index.get(key), capitals, people):
+                index[key] = (False, people, Place(_state_name(code), zone, people))
+                taken.add(key)
 
 
-def _us_zones() -> tuple[str, ...]:
-    """The IANA zones of the US, from tzdata's zone.tab (through pytz)."""
-    import pytz
+def _a_capitals(held: Entry | None, capitals: set[str]) -> bool:
+    return held is not None and held[0] and held[2].name in capitals
 
-    return tuple(pytz.country_timezones("US"))
+
+def _gives_way(held: Entry | None, capitals: set[str], people: int) -> bool:
+    """Whether a state leaves a name to what holds it: a country, a capital, or a city
+    with more people than the state's towns."""
+    if held is None:
+        return False
+    primary, population, place = held
+    return population == 0 or (primary and (place.name in capitals or population > people))
 
 
 def _state_keys(names: set[str]) -> set[str]:
-    """The keys a state may stand under. A one-word Cyrillic name counts only when it has
-    four letters or more ("мэн" is slang for a man, "юта" a form of "ют") and the Russian
-    dictionary's likeliest reading of one of them is a place (pymorphy3's Geox); the
-    Ukrainian dictionary marks no places, so "Вісконсин" rides on "Висконсин"."""
-    usable = {name for name in names if _SCRIPT.match(name) and len(name) >= 3}
-    lone = {fold(n) for n in usable if morph.is_cyrillic(n) and " " not in n.strip()}
-    placed = any((found := morph.parses(name)) and "Geox" in found[0][morph.TAG] for name in lone)
-    keys = {fold(name) for name in usable} - lone
-    return keys | {name for name in lone if placed and len(name) >= 4}
+    """The keys a state may stand under: each name, and for a Cyrillic one its lemmas as
+    the lookup reads them (`_forms`), so "в Северной Каролине" and "в Неваде" find the
+    state through "северный каролина" and "невад". A one-word Cyrillic name needs four
+    letters: "мэн" is slang for a man, "юта" a form of "ют"."""
+    keys = set()
+    for name in names:
+        if not _SCRIPT.match(name) or len(name) < 3:
+            continue
+        key = fold(name)
+        if morph.is_cyrillic(key):
+            if " " not in key and len(key) < 4:
+                continue
+            keys |= {fold(lemma) for lemma in morph.place_lemmas(key)}
+        keys.add(key)
+    return keys
 
 
 def state_clocks(cache: Any = None) -> dict[str, tuple[str, int]]:
@@ -405,7 +427,9 @@ def state_clocks(cache: Any = None) -> dict[str, tuple[str, int]]:
 
 
 def _clock_of(counted: dict[str, int]) -> tuple[str, int]:
-    """The zone of the clock most people keep, and their total."""
+    """The zone of the clock most people keep, and their total. Zones of one clock (the
+    same UTC offsets in January and July) count together: Kentucky's towns split between
+    "America/New_York" and "America/Kentucky/Louisville", one clock."""
     from datetime import datetime
     from zoneinfo import ZoneInfo
 

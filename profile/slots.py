@@ -138,13 +138,7 @@ def timezone(sentence: str) -> list[Proposal]:
         after_preposition = bool(_BEFORE_PLACE.search(before))
         if not after_preposition and not written[:1].isupper() and not _opens(sentence, mention):
             continue
-        if (
-            not after_preposition
-            and len(written) < 3
-            and not _SAID_HOME.match(sentence, mention.end)
-        ):
-            # "LA based", "KL here!"; not "grabbing BK for lunch", "HH at 5?": two
-            # capitals are a city's only where it is said to be where someone is.
+        if len(written) < 3 and not _home_initials(sentence, mention.start, mention.end):
             continue
         if not after_preposition and places.is_common_word(written):
             # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
@@ -332,10 +326,18 @@ def _a_person(sentence: str, start: int, end: int) -> bool:
 
 
 _FROM_THERE = re.compile(r"(?:-|\s+)(?:based|born|raised|bred|native)\b", re.IGNORECASE)
-_SAID_HOME = re.compile(
-    r"(?:-|\s+)(?:based|born|raised|native|here|life|gal|girl|guy)\b", re.IGNORECASE
-)
-"""Words after a place that say someone lives there: "LA based", "KL here", "NY life"."""
+_AT = re.compile(r"\bat\s+$", re.IGNORECASE)
+
+
+def _home_initials(sentence: str, start: int, end: int) -> bool:
+    """Whether a city's initials ("SF", "LA") are said as where someone is: after a
+    preposition of place other than "at" ("in SF", "moved to LA"; not "I'm at LA
+    Fitness"), or before "-based", "born" and the like ("LA based"). "here" is no such
+    word: "JB here" is as often a person's initials."""
+    before = sentence[max(0, start - 12) : start]
+    if _BEFORE_PLACE.search(before):
+        return not _AT.search(before)
+    return bool(_FROM_THERE.match(sentence, end))
 
 
 _STRONG = re.compile(
