@@ -404,10 +404,27 @@ def home_features(
         return min(abs(index - h) for h in homes)
 
     mine = gap(start)
-    found = [f"x:home:{_distance(mine)}"]
+    found = [f"x:home:{_distance(mine)}"] + _part_when(sentence, start)
     if any(gap(at) < mine for at, other in _proposed_places(sentence) if other != zone):
         found.append("x:home:rival")
     return found
+
+
+_PLACE_WHEN = frozenset({"trip", "move", "future"})
+
+
+def _part_when(sentence: str, start: int) -> list[str]:
+    """Which of a trip, a move and a plan the place's own part of the sentence names
+    ("x:part:trip"), beside the sentence-wide cues (`_flags`): in "переїхали до Варшави,
+    так і лишились після тієї поїздки" the trip is another part's, and the move the
+    place's. Read only where the sentence has words of living, as the distance is."""
+    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
+    after = _PART.search(sentence, start)
+    part = sentence[(before[-1] if before else 0) : (after.start() if after else len(sentence))]
+    found = {name for name, pattern in _CUE_CLASSES if name in _PLACE_WHEN and pattern.search(part)}
+    if any(dwells(word) for word in _WORD.findall(part)):
+        found.add("move")  # every form of a verb of living or moving ("перебрався")
+    return [f"x:part:{name}" for name in sorted(found)]
 
 
 @functools.lru_cache(maxsize=1024)

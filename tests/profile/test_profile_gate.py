@@ -37,6 +37,18 @@ def test_still_is_no_one_else() -> None:
     assert "x:other:none" not in _cues("все вокруг веганы, а молочное нельзя", "avoid")
 
 
+def test_a_trip_in_another_part_of_the_sentence_is_not_the_places() -> None:
+    text = "переїхали з сім'єю до Варшави, так і лишились після тієї поїздки"
+    (place,) = [c for c in candidates(text) if c.op.field == "timezone"]
+    assert "c:trip" in place.features(0.5)  # the sentence names a trip
+    cues = _cues(text, "timezone")
+    assert "x:part:move" in cues and "x:part:trip" not in cues  # the place's part, a move
+    trip = "живемо у Львові, а в липні летимо у відпустку до Варшави"
+    assert "x:part:trip" in [
+        f for c in candidates(trip) if c.op.value == "Europe/Warsaw" for f in c.features(0.5)
+    ]
+
+
 def test_a_day_named_for_one_event_reads_as_once() -> None:
     for text in ("remind me tomorrow at 7:30 to take the bins out", "напомни завтра в 9 утра"):
         found = [c for c in candidates(text) if c.op.field == "schedule"]
