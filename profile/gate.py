@@ -319,7 +319,7 @@ def features(
         held_found += [f"x:held:{state}:c:{flag}" for flag in sorted(flags & _WHEN)]
     out += held_found
     if field == "timezone":
-        out += home_features(sentence, start, words, op.value)
+        out += home_features(sentence, start, words, op.value, end=end)
     if "p:other_obj" in around:
         # Whether someone named beside the value, not as its subject, is the user's
         # company or the value's owner depends on the field: beside a place ("переехала
@@ -385,7 +385,7 @@ def _home_words(sentence: str, words: list[tuple[str, int, int]]) -> list[int]:
 
 
 def home_features(
-    sentence: str, start: int, words: list[tuple[str, int, int]], zone: str
+    sentence: str, start: int, words: list[tuple[str, int, int]], zone: str, *, end: int
 ) -> list[str]:
     """How near the words of living stand to a place. A sentence may name several
     ("живу в мск, но родители в Иркутске", "from Bergen, but I live in Graz now"), and
@@ -404,7 +404,7 @@ def home_features(
         return min(abs(index - h) for h in homes)
 
     mine = gap(start)
-    found = [f"x:home:{_distance(mine)}"] + _part_when(sentence, start)
+    found = [f"x:home:{_distance(mine)}"] + _part_when(sentence, start, end)
     if any(gap(at) < mine for at, other in _proposed_places(sentence) if other != zone):
         found.append("x:home:rival")
     return found
@@ -413,13 +413,14 @@ def home_features(
 _PLACE_WHEN = frozenset({"trip", "move", "future"})
 
 
-def _part_when(sentence: str, start: int) -> list[str]:
+def _part_when(sentence: str, start: int, end: int) -> list[str]:
     """Which of a trip, a move and a plan the place's own part of the sentence names
     ("x:part:trip"), beside the sentence-wide cues (`_flags`): in "переїхали до Варшави,
     так і лишились після тієї поїздки" the trip is another part's, and the move the
-    place's. Read only where the sentence has words of living, as the distance is."""
+    place's. Read only where the sentence has words of living, as the distance is. The
+    lemma test is for Russian and Ukrainian (`dwells`); English forms are the pattern's."""
     before = [m.end() for m in _PART.finditer(sentence, 0, start)]
-    after = _PART.search(sentence, start)
+    after = _PART.search(sentence, end)  # from the name's end: "Trinidad and Tobago"
     part = sentence[(before[-1] if before else 0) : (after.start() if after else len(sentence))]
     found = {name for name, pattern in _CUE_CLASSES if name in _PLACE_WHEN and pattern.search(part)}
     if any(dwells(word) for word in _WORD.findall(part)):

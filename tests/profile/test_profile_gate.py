@@ -43,6 +43,10 @@ def test_a_trip_in_another_part_of_the_sentence_is_not_the_places() -> None:
     assert "c:trip" in place.features(0.5)  # the sentence names a trip
     cues = _cues(text, "timezone")
     assert "x:part:move" in cues and "x:part:trip" not in cues  # the place's part, a move
+    # Any form of a verb of moving, by its lemma; the pattern knows no "перебрався".
+    assert "x:part:move" in _cues("я перебрався до Варшави, тут і живу", "timezone")
+    # The part runs from the name's end: "and" inside "Trinidad and Tobago" is no break.
+    assert "x:part:move" in _cues("Trinidad and Tobago is where we moved", "timezone")
     trip = "живемо у Львові, а в липні летимо у відпустку до Варшави"
     assert "x:part:trip" in [
         f for c in candidates(trip) if c.op.value == "Europe/Warsaw" for f in c.features(0.5)
