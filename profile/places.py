@@ -382,6 +382,7 @@ def _put_divisions(index: dict[str, Entry], cache: Any) -> None:
 
 
 def _a_capitals(held: Entry | None, capitals: set[str]) -> bool:
+    """Whether a name is a capital's own ("Washington")."""
     return held is not None and held[0] and held[2].name in capitals
 
 
@@ -390,8 +391,8 @@ def _gives_way(held: Entry | None, capitals: set[str], people: int) -> bool:
     with more people than the state's towns."""
     if held is None:
         return False
-    primary, population, place = held
-    return population == 0 or (primary and (place.name in capitals or population > people))
+    primary, population, _ = held
+    return population == 0 or _a_capitals(held, capitals) or (primary and population > people)
 
 
 def _state_keys(names: set[str]) -> set[str]:

@@ -138,7 +138,7 @@ def timezone(sentence: str) -> list[Proposal]:
         after_preposition = bool(_BEFORE_PLACE.search(before))
         if not after_preposition and not written[:1].isupper() and not _opens(sentence, mention):
             continue
-        if len(written) < 3 and not _home_initials(sentence, mention.start, mention.end):
+        if len(written) < 3 and not _home_initials(sentence, before, mention.end):
             continue
         if not after_preposition and places.is_common_word(written):
             # "Tell me more…" is not a move to Tell, nor "Best of all…" to Best: a name
@@ -329,12 +329,12 @@ _FROM_THERE = re.compile(r"(?:-|\s+)(?:based|born|raised|bred|native)\b", re.IGN
 _AT = re.compile(r"\bat\s+$", re.IGNORECASE)
 
 
-def _home_initials(sentence: str, start: int, end: int) -> bool:
-    """Whether a city's initials ("SF", "LA") are said as where someone is: after a
-    preposition of place other than "at" ("in SF", "moved to LA"; not "I'm at LA
-    Fitness"), or before "-based", "born" and the like ("LA based"). "here" is no such
-    word: "JB here" is as often a person's initials."""
-    before = sentence[max(0, start - 12) : start]
+def _home_initials(sentence: str, before: str, end: int) -> bool:
+    """Whether a city's initials ("SF", "LA"), with `before` the text just before them
+    (as `timezone` reads it), are said as where someone is: after a preposition of place
+    other than "at" ("in SF", "moved to LA"; not "I'm at LA Fitness"), or before
+    "-based", "born" and the like ("LA based"). "here" is no such word: "JB here" is as
+    often a person's initials."""
     if _BEFORE_PLACE.search(before):
         return not _AT.search(before)
     return bool(_FROM_THERE.match(sentence, end))
