@@ -891,11 +891,67 @@ standing note about how to write, whatever the rest of the sentence asks for."""
 
 def _imperative(sentence: str) -> re.Match[str] | None:
     """The first word of the sentence that orders the assistant: a Russian or Ukrainian
-    verb in the imperative (pymorphy3), or an English clause that opens with one."""
+    verb in the imperative (pymorphy3), or an English clause that opens with one, alone
+    or after the condition it is for ("for email drafts, leave the subject line empty")."""
     for m in re.finditer(r"[\w'ʼ-]+", sentence):
         if morph.is_cyrillic(m.group()) and morph.is_imperative(m.group()):
             return m
-    return _EN_IMPERATIVE.search(sentence.strip())
+    if found := _EN_IMPERATIVE.search(sentence.strip()):
+        return found
+    condition = _EN_CONDITION.match(sentence)
+    return condition and _EN_IMPERATIVE_AT.match(sentence, condition.end())
+
+
+_EN_CONDITION = re.compile(
+    r"\s*(?:(?:and|also|oh|ok|okay|so|btw|quick\s+one)\s*[-—:,]?\s+)?"
+    r"(?P<condition>(?:when|whenever|if|every\s+time|any\s+time|for|in)\s+[^,.;!?]{3,80}),\s*",
+    re.IGNORECASE,
+)
+"""An English condition or topic before the order it is for: "When planning trips for
+me, add …", "If you're suggesting restaurants, check …", "for email drafts, leave …"."""
+_EN_ONCE = frozenset("this that today tonight tomorrow now yesterday".split())
+"""Words that point an English condition at one occasion ("for this trip", "if you
+have time today")."""
+_EN_NOT_PLURAL = frozenset(
+    "this always sometimes perhaps was has does goes its his hers yours ours theirs unless"
+    " whereas plus across besides towards afterwards".split()
+)
+
+
+def _en_task_class(sentence: str) -> bool:
+    """Whether an English order follows a condition that names a kind of thing the
+    assistant makes, in the plural ("When planning trips for me, add …", "for podcast
+    recs, tell me …", "in recipes, put …"): what "when you give me a recipe" says of
+    every recipe. English marks no aspect (`standing_task`), so the plural is the sign,
+    read by whether wordfreq knows the singular ("trips" from "trip", "recs" from "rec").
+    A condition that points at once ("for this trip", "if you can today") is no class."""
+    condition = _EN_CONDITION.match(sentence)
+    if condition is None or not _EN_IMPERATIVE_AT.match(sentence, condition.end()):
+        return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", condition.group("condition"))]
+    if any(w in _EN_ONCE for w in words):
+        return False
+    return any(_en_plural(w) for w in words[1:])
+
+
+def _en_plural(word: str) -> bool:
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "'s")):
+        return False
+    if word in _EN_NOT_PLURAL:
+        return False
+    from wordfreq import zipf_frequency
+
+    singular = [word[:-1]]
+    if word.endswith("ies"):
+        singular.append(word[:-3] + "y")
+    elif word.endswith("es"):
+        singular.append(word[:-2])
+    return max(zipf_frequency(s, "en") for s in singular) >= PLURAL_ZIPF
+
+
+PLURAL_ZIPF = 3.0
+"""How common (wordfreq's Zipf scale) the singular must be for a word in -s to read as
+its plural: "trip" 4.4, "rec" 3.2, "draft" 4.0; "alway" and "thi" are no words."""
 
 
 _CONDITION_WORD = re.compile(
@@ -943,7 +999,7 @@ def standing_task(sentence: str) -> bool:
     minute" (once) have the same shape; a finder that took any verb made thirty of 124
     one-off requests notes (DESIGN-NOTES, standing orders told as a task)."""
     if not morph.is_cyrillic(sentence):
-        return False
+        return _en_task_class(sentence)
     ukrainian = morph.has_ukrainian_letters(sentence)
     order = _imperative(sentence)
     verb = order and morph.WORD.match(sentence, order.start())
@@ -951,6 +1007,8 @@ def standing_task(sentence: str) -> bool:
         return False
     if _names(sentence, verb.start(), _clause_end(sentence, verb.end(), None), _TODAY):
         return False  # "отвечай нормально сейчас": this once
+    if _task_class(sentence, verb.start(), verb.end()):
+        return True
     words = list(morph.WORD.finditer(sentence))
     for i, word in enumerate(words):
         condition = _CONDITION_WORD.match(sentence, word.start())
@@ -962,6 +1020,49 @@ def standing_task(sentence: str) -> bool:
                 # "ты когда считаешь этот бюджет, учитывай …": the task is this one
                 end = _clause_end(sentence, condition.end(), verb.start())
                 return not _names(sentence, condition.start(), end, _THIS_TIME)
+    return False
+
+
+_CLASS_PREPOSITIONS = frozenset("в во у для по при к ко до на".split())
+_EACH = re.compile(r"(?:кажд|кожн)\w*", re.IGNORECASE)
+
+
+def _task_class(sentence: str, order: int, order_end: int) -> bool:
+    """Whether the order's clause names a kind of thing the assistant makes, not one
+    thing: a plural after a preposition ("в рецептах пиши, на сколько порций", "для
+    маршрутов предлагай только метро", "в списках покупок группируй по отделам"), a
+    plural the clause opens with ("напоминания про таблетки присылай за десять минут"),
+    or "каждый"/"кожний" ("к каждой новости пиши, почему это важно"). The dictionaries
+    read number and case; an animate plural ("для детей") names people, not tasks."""
+    start = clause_of(sentence, order, _CLAUSE_STOP)[0]
+    end = _clause_end(sentence, order_end, None)
+    if _names(sentence, start, end, _THIS_TIME):
+        return False
+    words = list(morph.WORD.finditer(sentence, start, end))
+    for i, word in enumerate(words):
+        text = word.group().lower()
+        if _EACH.fullmatch(text):
+            return True
+        if i and words[i - 1].group().lower() not in _CLASS_PREPOSITIONS:
+            continue
+        # After a preposition the likeliest reading decides. A clause's first word is the
+        # order's object: a plural by some reading ("напоминания" is also a genitive
+        # singular) and by none a singular object ("ужин предлагай лёгкий" is one meal).
+        readings = morph.parses(text)
+        if i and readings:
+            readings = readings[:1]
+        elif any(
+            r[morph.POS] == "NOUN"
+            and "sing" in r[morph.TAG]
+            and ("nomn" in r[morph.TAG] or "accs" in r[morph.TAG])
+            for r in readings
+        ):
+            continue
+        if any(
+            r[morph.POS] == "NOUN" and "plur" in r[morph.TAG] and "anim" not in r[morph.TAG]
+            for r in readings
+        ):
+            return True
     return False
 
 
@@ -1071,11 +1172,14 @@ _EN_ORDER = re.compile(
     r"|(?:include|use|give|mention|add|show|list|keep|write|put|group|convert|tell|avoid|skip"
     r"|suggest|recommend|send|reply|answer|respond|remind|round|cite|link|start|end|sign"
     r"|format|explain|translate|check|say|call|address|assume|remember|note|stick\s+to|don'?t"
-    r"|do\s+not|be|ask|let|warn|try|double-check|make|book)\b)",
+    r"|do\s+not|be|ask|let|warn|try|double-check|make|book|leave)\b)",
     re.IGNORECASE,
 )
 """An English clause or part of one that opens with an order; "never" and "always" before
 any word but "again", "the same" and the like ("never book flights before 8am")."""
+_EN_IMPERATIVE_AT = re.compile(_EN_ORDER.pattern.removeprefix("^"), re.IGNORECASE)
+"""An order where a condition ends (`_EN_CONDITION`), with `_EN_ORDER`'s wider choice of
+verbs: after "If you're suggesting restaurants," a "check" is an order."""
 _SAYING = re.compile(
     r"(?<![\w-])(?:says?|said|tells?|told|говорит|говорил\w*|сказал\w*|каже|казав\w*"
     r"|казала|говорить|сказав\w*)(?![\w-])",

@@ -69,6 +69,11 @@ _FILLERS = {
     "мой", "моя", "мои", "моё", "мое", "свой", "свои", "про", "о", "об", "really", "also",
     "too", "especially", "the", "a", "an", "my", "some", "about", "всі", "дуже", "теж",
 }  # fmt: skip
+_ENDS_ITEM = frozenset(
+    "again now lately anymore nowadays recently tho though too way these a lol haha".split()
+)
+"""Words after an item that say when or how much, not what ("carrom again", "factorio way
+too much", "stardew a lot"): the item ends before them, as before a preposition."""
 _PRONOUNS = {
     "это", "то", "их", "его", "её", "ее", "всё", "все", "такое", "что", "it", "that",
     "this", "them", "those", "these", "everything", "you", "тебя", "вас", "you're", "when",
@@ -162,7 +167,7 @@ def clean_unknown(phrase: str) -> str | None:
     while words and words[0] in _FILLERS:
         words.pop(0)
     for index, word in enumerate(words[1:], start=1):
-        if word in _PREPOSITIONS:
+        if word in _PREPOSITIONS or word in _ENDS_ITEM:
             words = words[:index]
             break
     if not words or len(words) > 3 or words[0] in _PRONOUNS or words[0] in _PREPOSITIONS:

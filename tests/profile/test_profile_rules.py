@@ -369,3 +369,19 @@ def test_a_word_that_names_no_thing_is_no_item() -> None:
     values = {c.op.value for c in candidates(text)}
     assert not values & {"как", "раньше"}
     assert "olives" in values
+
+
+@pytest.mark.parametrize(
+    ("phrase", "item"),
+    [
+        ("factorio way too much", "factorio"),
+        ("nasi goreng too", "nasi goreng"),
+        ("carrom again", "carrom"),
+        ("stardew a lot", "stardew"),
+        ("board games", "board games"),
+    ],
+)
+def test_an_unknown_item_ends_before_when_or_how_much(phrase: str, item: str) -> None:
+    from aniso.profile.rules import clean_unknown
+
+    assert clean_unknown(phrase) == item

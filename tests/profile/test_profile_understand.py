@@ -1207,7 +1207,22 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("якщо хочеш, приходь до нас у суботу", False),
         ("Як думаєш, японська складна?", False),
         ("когда мама готовит, пахнет на весь дом", False),
-        ("when you suggest podcasts, tell me how long the episodes are", False),
+        # English marks no aspect: a plural names the kind of task ("podcasts", "drafts")
+        ("when you suggest podcasts, tell me how long the episodes are", True),
+        ("for email drafts, leave the subject line empty", True),
+        ("If you're suggesting restaurants, check whether they take reservations.", True),
+        ("if you have a minute, tell me about the news", False),
+        ("for this trip, list the museums", False),
+        ("when you get a chance, add the dates to my calendar", False),
+        ("when my kids visit, we bake pancakes", False),
+        # a kind of thing the assistant makes, named without a condition
+        ("в рецептах пиши, на сколько порций получается", True),
+        ("для маршрутов предлагай только общественный транспорт", True),
+        ("напоминания про таблетки присылай минут за десять до времени", True),
+        ("в рецептах на сегодня пиши граммы", False),
+        ("для дітей пиши простіше", False),
+        ("ужин предлагай лёгкий", False),
+        ("рецепт пиши короче", False),
         # a state, not a task, and an order for once (perfective)
         ("если знаешь, подскажи хороший ресторан рядом", False),
         ("якщо пам'ятаєш, нагадай, як звали того актора", False),
