@@ -891,50 +891,76 @@ standing note about how to write, whatever the rest of the sentence asks for."""
 
 def _imperative(sentence: str) -> re.Match[str] | None:
     """The first word of the sentence that orders the assistant: a Russian or Ukrainian
-    verb in the imperative (pymorphy3), or an English clause that opens with one, alone
-    or after the condition it is for ("for email drafts, leave the subject line empty")."""
+    verb in the imperative (pymorphy3), or an English clause that opens with one."""
     for m in re.finditer(r"[\w'ʼ-]+", sentence):
         if morph.is_cyrillic(m.group()) and morph.is_imperative(m.group()):
             return m
-    if found := _EN_IMPERATIVE.search(sentence.strip()):
-        return found
-    condition = _EN_CONDITION.match(sentence)
-    return condition and _EN_IMPERATIVE_AT.match(sentence, condition.end())
+    return _EN_IMPERATIVE.search(sentence.strip())
 
 
 _EN_CONDITION = re.compile(
     r"\s*(?:(?:and|also|oh|ok|okay|so|btw|quick\s+one)\s*[-—:,]?\s+)?"
-    r"(?P<condition>(?:when|whenever|if|every\s+time|any\s+time|for|in)\s+[^,.;!?]{3,80}),\s*",
+    r"(?:(?:for|in|with)\s+(?P<topic>(?:[a-z'-]+\s+){0,2}[a-z'-]+)"
+    r"|(?:when|whenever|if|every\s+time|any\s+time)\s+"
+    r"(?:(?:you|u)(?:'re|’re|\s+are)?\s+[a-z]+|[a-z]+ing)\s+"
+    r"(?P<object>(?:[a-z'-]+\s+){0,2}[a-z'-]+))"
+    r"(?P<rest>[^,.;:!?—–]{0,40})\s*[,:—–]\s*",
     re.IGNORECASE,
 )
-"""An English condition or topic before the order it is for: "When planning trips for
-me, add …", "If you're suggesting restaurants, check …", "for email drafts, leave …"."""
-_EN_ONCE = frozenset("this that today tonight tomorrow now yesterday".split())
-"""Words that point an English condition at one occasion ("for this trip", "if you
-have time today")."""
+"""An English topic or task before the order it is for: "for email drafts, leave …",
+"in recipes: put …", "If you're suggesting restaurants, check …", "When planning trips
+for me, add …". A condition of the task needs its verb ("you suggest", "planning"),
+so "if the meeting runs late" and "when you have 5 minutes" name no task."""
+_EN_ONCE = frozenset("this that these those next today tonight tomorrow now yesterday".split())
+"""Words that point an English topic at one occasion ("for this trip", "for the next
+two weeks", "for recipes, use grams today")."""
+_EN_COUNTS = frozenset(
+    """two three four five six seven eight nine ten few several couple many minutes hours
+    days weeks months years seconds""".split()
+)
+"""A count or a span of time: "in two days", "when you have a few minutes" name when,
+not a kind of task."""
 _EN_NOT_PLURAL = frozenset(
     "this always sometimes perhaps was has does goes its his hers yours ours theirs unless"
     " whereas plus across besides towards afterwards".split()
 )
 
 
-def _en_task_class(sentence: str) -> bool:
-    """Whether an English order follows a condition that names a kind of thing the
-    assistant makes, in the plural ("When planning trips for me, add …", "for podcast
-    recs, tell me …", "in recipes, put …"): what "when you give me a recipe" says of
-    every recipe. English marks no aspect (`standing_task`), so the plural is the sign,
-    read by whether wordfreq knows the singular ("trips" from "trip", "recs" from "rec").
-    A condition that points at once ("for this trip", "if you can today") is no class."""
+def _en_task_order(sentence: str) -> re.Match[str] | None:
+    """The English order after a topic or task named in the plural ("When planning trips
+    for me, add …", "for podcast recs, tell me …"): what "when you give me a recipe" says
+    of every recipe. English marks no aspect (`standing_task`), so the plural is the
+    sign, read by whether wordfreq knows the singular ("trips" from "trip", "recs" from
+    "rec"). A name, a person ("for my kids"), a count or span ("in two days") and a
+    word of one occasion ("for this trip", "… today") make no kind of task."""
     condition = _EN_CONDITION.match(sentence)
-    if condition is None or not _EN_IMPERATIVE_AT.match(sentence, condition.end()):
-        return False
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", condition.group("condition"))]
-    if any(w in _EN_ONCE for w in words):
-        return False
-    return any(_en_plural(w) for w in words[1:])
+    if condition is None:
+        return None
+    order = _EN_IMPERATIVE_AT.match(sentence, condition.end())
+    if order is None:
+        return None
+    named = condition.group("topic") or condition.group("object")
+    words = re.findall(r"[A-Za-z']+", f"{named} {condition.group('rest')}")
+    clause = sentence[order.start() : clause_of(sentence, order.start(), _CLAUSE_STOP)[1]]
+    lower = [w.lower() for w in words]
+    if any(w in _EN_ONCE or w in _EN_COUNTS for w in lower) or _names_once(clause):
+        return None
+    if any(w[:1].isupper() or not w.isascii() for w in named.split()):
+        return None  # "for James", "for Олег": a name
+    return order if any(_en_plural(w) for w in lower) else None
+
+
+def _names_once(clause: str) -> bool:
+    """Whether an English order's own clause points at one occasion ("… today", "…
+    tonight", "… right now", "… this time"), not "from now on"."""
+    return bool(re.search(r"\b(?:today|tonight|tomorrow|right\s+now|this\s+time)\b", clause, re.I))
 
 
 def _en_plural(word: str) -> bool:
+    """Whether `word` is a plural of a thing: in -s, its singular a word wordfreq knows,
+    and that singular no person the gate knows ("kids", "friends")."""
+    from aniso.profile.gate import OTHERS
+
     if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "'s")):
         return False
     if word in _EN_NOT_PLURAL:
@@ -946,12 +972,15 @@ def _en_plural(word: str) -> bool:
         singular.append(word[:-3] + "y")
     elif word.endswith("es"):
         singular.append(word[:-2])
+    if word in OTHERS or any(s in OTHERS for s in singular):
+        return False
     return max(zipf_frequency(s, "en") for s in singular) >= PLURAL_ZIPF
 
 
 PLURAL_ZIPF = 3.0
 """How common (wordfreq's Zipf scale) the singular must be for a word in -s to read as
-its plural: "trip" 4.4, "rec" 3.2, "draft" 4.0; "alway" and "thi" are no words."""
+its plural: "trip" 4.9, "draft" 4.6, "rec" 3.6; "alway" 2.6 is no word. The short
+function words whose cut form is a word ("this", "its") are `_EN_NOT_PLURAL`."""
 
 
 _CONDITION_WORD = re.compile(
@@ -995,19 +1024,23 @@ def standing_task(sentence: str) -> bool:
       подскажи ресторан", "книгу, которую ты советуешь, скинь ссылку"), and a review of
       84 such one-offs found 25 made notes without this check.
 
+    Or the order's clause names a kind of thing the assistant makes (`_task_class`: "в
+    рецептах пиши …").
+
     English marks neither, so "when you suggest hotels" (every time) and "when you get a
     minute" (once) have the same shape; a finder that took any verb made thirty of 124
-    one-off requests notes (DESIGN-NOTES, standing orders told as a task)."""
-    if not morph.is_cyrillic(sentence):
-        return _en_task_class(sentence)
-    ukrainian = morph.has_ukrainian_letters(sentence)
+    one-off requests notes (DESIGN-NOTES, standing orders told as a task). What English
+    does mark is the plural of the task's thing (`_en_task_order`)."""
     order = _imperative(sentence)
     verb = order and morph.WORD.match(sentence, order.start())
+    if not verb:  # no Russian or Ukrainian order: an English one after its task, if any
+        return _en_task_order(sentence) is not None
+    ukrainian = morph.has_ukrainian_letters(sentence)
     if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
         return False
     if _names(sentence, verb.start(), _clause_end(sentence, verb.end(), None), _TODAY):
         return False  # "отвечай нормально сейчас": this once
-    if _task_class(sentence, verb.start(), verb.end()):
+    if _task_class(sentence, verb.start(), verb.end(), ukrainian=ukrainian):
         return True
     words = list(morph.WORD.finditer(sentence))
     for i, word in enumerate(words):
@@ -1024,16 +1057,19 @@ def standing_task(sentence: str) -> bool:
 
 
 _CLASS_PREPOSITIONS = frozenset("в во у для по при к ко до на".split())
-_EACH = re.compile(r"(?:кажд|кожн)\w*", re.IGNORECASE)
+_EACH = re.compile(r"(?:кажд|кожн|кожен)\w*", re.IGNORECASE)
+_PROPER_TAGS = ("Geox", "Name", "Surn", "Patr", "Orgn", "Trad")
+"""Tags of a proper name: "на Мальдивах", "в Штатах" are places, not kinds of task."""
 
 
-def _task_class(sentence: str, order: int, order_end: int) -> bool:
+def _task_class(sentence: str, order: int, order_end: int, *, ukrainian: bool) -> bool:
     """Whether the order's clause names a kind of thing the assistant makes, not one
     thing: a plural after a preposition ("в рецептах пиши, на сколько порций", "для
-    маршрутов предлагай только метро", "в списках покупок группируй по отделам"), a
-    plural the clause opens with ("напоминания про таблетки присылай за десять минут"),
-    or "каждый"/"кожний" ("к каждой новости пиши, почему это важно"). The dictionaries
-    read number and case; an animate plural ("для детей") names people, not tasks."""
+    маршрутов предлагай только метро", "у відповідях пиши коротко"), or "каждый",
+    "кожен" ("к каждой новости пиши, почему это важно"). The likeliest reading in the
+    sentence's language decides; an animate plural ("для дітей") names people and a
+    proper name ("в Штатах") a place. A plural object alone is not enough: "вещи
+    собирай, мы уезжаем" is one packing."""
     start = clause_of(sentence, order, _CLAUSE_STOP)[0]
     end = _clause_end(sentence, order_end, None)
     if _names(sentence, start, end, _THIS_TIME):
@@ -1043,24 +1079,19 @@ def _task_class(sentence: str, order: int, order_end: int) -> bool:
         text = word.group().lower()
         if _EACH.fullmatch(text):
             return True
-        if i and words[i - 1].group().lower() not in _CLASS_PREPOSITIONS:
+        if not i or words[i - 1].group().lower() not in _CLASS_PREPOSITIONS:
             continue
-        # After a preposition the likeliest reading decides. A clause's first word is the
-        # order's object: a plural by some reading ("напоминания" is also a genitive
-        # singular) and by none a singular object ("ужин предлагай лёгкий" is one meal).
-        readings = morph.parses(text)
-        if i and readings:
-            readings = readings[:1]
-        elif any(
-            r[morph.POS] == "NOUN"
-            and "sing" in r[morph.TAG]
-            and ("nomn" in r[morph.TAG] or "accs" in r[morph.TAG])
-            for r in readings
-        ):
+        if word.group()[:1].isupper():
             continue
-        if any(
-            r[morph.POS] == "NOUN" and "plur" in r[morph.TAG] and "anim" not in r[morph.TAG]
-            for r in readings
+        readings = morph.readings("uk" if ukrainian else "ru", text) or morph.parses(text)
+        if not readings:
+            continue
+        tag = readings[0][morph.TAG]
+        if (
+            readings[0][morph.POS] == "NOUN"
+            and "plur" in tag
+            and "anim" not in tag
+            and not any(name in tag for name in _PROPER_TAGS)
         ):
             return True
     return False
@@ -1172,7 +1203,7 @@ _EN_ORDER = re.compile(
     r"|(?:include|use|give|mention|add|show|list|keep|write|put|group|convert|tell|avoid|skip"
     r"|suggest|recommend|send|reply|answer|respond|remind|round|cite|link|start|end|sign"
     r"|format|explain|translate|check|say|call|address|assume|remember|note|stick\s+to|don'?t"
-    r"|do\s+not|be|ask|let|warn|try|double-check|make|book|leave)\b)",
+    r"|do\s+not|be|ask|let|warn|try|double-check|make|book|leave)(?![\w-]))",
     re.IGNORECASE,
 )
 """An English clause or part of one that opens with an order; "never" and "always" before
@@ -1243,6 +1274,8 @@ def notes(sentence: str) -> list[Proposal]:
     origin = "notes"
     if marker is None:
         marker, origin = _imperative(sentence), "request"
+    if marker is None and (order := _en_task_order(sentence)):
+        marker, origin = order, "notes"  # "for email drafts, leave the subject line empty"
     if marker is None:
         return []
     if origin == "request" and standing_task(sentence):

@@ -69,11 +69,15 @@ _FILLERS = {
     "мой", "моя", "мои", "моё", "мое", "свой", "свои", "про", "о", "об", "really", "also",
     "too", "especially", "the", "a", "an", "my", "some", "about", "всі", "дуже", "теж",
 }  # fmt: skip
-_ENDS_ITEM = frozenset(
-    "again now lately anymore nowadays recently tho though too way these a lol haha".split()
-)
-"""Words after an item that say when or how much, not what ("carrom again", "factorio way
-too much", "stardew a lot"): the item ends before them, as before a preposition."""
+_ENDS_ITEM = frozenset("again too anymore lately nowadays recently tho though lol haha".split())
+"""Words after an item that say when or how much, not what ("carrom again", "nasi goreng
+too"): the item ends before them, as before a preposition."""
+_ENDS_BEFORE = {
+    "a": frozenset("lot bit ton little bunch".split()),
+    "way": frozenset("too more less much".split()),
+}
+"""Words that end an item only before these ("stardew a lot", "factorio way too much"):
+"vitamin a" and "the milky way" are items."""
 _PRONOUNS = {
     "это", "то", "их", "его", "её", "ее", "всё", "все", "такое", "что", "it", "that",
     "this", "them", "those", "these", "everything", "you", "тебя", "вас", "you're", "when",
@@ -167,7 +171,8 @@ def clean_unknown(phrase: str) -> str | None:
     while words and words[0] in _FILLERS:
         words.pop(0)
     for index, word in enumerate(words[1:], start=1):
-        if word in _PREPOSITIONS or word in _ENDS_ITEM:
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in _PREPOSITIONS or word in _ENDS_ITEM or following in _ENDS_BEFORE.get(word, ()):
             words = words[:index]
             break
     if not words or len(words) > 3 or words[0] in _PRONOUNS or words[0] in _PREPOSITIONS:

@@ -379,6 +379,8 @@ def test_a_word_that_names_no_thing_is_no_item() -> None:
         ("carrom again", "carrom"),
         ("stardew a lot", "stardew"),
         ("board games", "board games"),
+        ("vitamin a", "vitamin a"),
+        ("milky way", "milky way"),
     ],
 )
 def test_an_unknown_item_ends_before_when_or_how_much(phrase: str, item: str) -> None:
