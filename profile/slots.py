@@ -909,17 +909,40 @@ _EN_CONDITION = re.compile(
 )
 """An English topic or task before the order it is for: "for email drafts, leave …",
 "in recipes: put …", "If you're suggesting restaurants, check …", "When planning trips
-for me, add …". A condition of the task needs its verb ("you suggest", "planning"),
-so "if the meeting runs late" and "when you have 5 minutes" name no task."""
-_EN_ONCE = frozenset("this that these those next today tonight tomorrow now yesterday".split())
-"""Words that point an English topic at one occasion ("for this trip", "for the next
-two weeks", "for recipes, use grams today")."""
-_EN_COUNTS = frozenset(
-    """two three four five six seven eight nine ten few several couple many minutes hours
-    days weeks months years seconds""".split()
+for me, add …". A condition names its task by a verb, then the task's thing, so "if the
+meeting runs late" names none."""
+_EN_ONCE = frozenset(
+    """this that these those next today tonight tomorrow tmrw tmr now yesterday once week
+    weekend until till upcoming monday tuesday wednesday thursday friday saturday
+    sunday""".split()
 )
-"""A count or a span of time: "in two days", "when you have a few minutes" name when,
-not a kind of task."""
+"""Words that point an English topic at one occasion ("for this trip", "for the next
+two weeks", "for tomorrow's meetings", "for thursday's calls")."""
+_EN_COUNTS = frozenset(
+    """two three four five six seven eight nine ten fifteen twenty thirty forty fifty few
+    several couple many minute minutes mins min hour hours hrs day days week weeks month
+    months year years second seconds""".split()
+)
+"""A count or a span of time: "in two days", "in thirty mins" name when, not a kind of
+task."""
+_EN_GROUP_ENDS = frozenset(
+    """to of on at by from with about into for in near as than that which who what where
+    when while if because so and or but it it's he she they them we you i me him us
+    is are was were""".split()
+)
+"""Words that end the noun group naming the task's thing: "email drafts to Олег",
+"restaurants near me", "case it rains"."""
+_EN_PARTICULAR = frozenset("the my his her our their its this that these those".split())
+"""A group these open names particular things ("for the slides", "when you get my
+messages"), not a kind: "your" ("in your answers") and a bare plural do."""
+_EN_SET_PHRASES = frozenset(
+    "words starters instance example intents purposes lols case cases meantime sure".split()
+)
+"""Heads of set phrases that open a sentence and name no topic: "in other words", "for
+starters", "in most cases"."""
+_EN_BACK = re.compile(r"\b(?:them|one|two|both)\b", re.IGNORECASE)
+"""An order that points back at the things ("send them to me", "book two") is about
+these ones."""
 _EN_NOT_PLURAL = frozenset(
     "this always sometimes perhaps was has does goes its his hers yours ours theirs unless"
     " whereas plus across besides towards afterwards".split()
@@ -930,35 +953,55 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
     """The English order after a topic or task named in the plural ("When planning trips
     for me, add …", "for podcast recs, tell me …"): what "when you give me a recipe" says
     of every recipe. English marks no aspect (`standing_task`), so the plural is the
-    sign, read by whether wordfreq knows the singular ("trips" from "trip", "recs" from
-    "rec"). A name, a person ("for my kids"), a count or span ("in two days") and a
-    word of one occasion ("for this trip", "… today") make no kind of task."""
+    sign: the head of the noun group that names the thing, read by whether wordfreq
+    knows its singular ("trips" from "trip", "recs" from "rec"). Particular things ("for
+    the slides", "send them"), a name, a person ("for my kids"), a count or span ("in
+    two days") and a word of one occasion ("for this trip", "… today") make no kind."""
     condition = _EN_CONDITION.match(sentence)
     if condition is None:
         return None
     order = _EN_IMPERATIVE_AT.match(sentence, condition.end())
     if order is None:
         return None
-    named = condition.group("topic") or condition.group("object")
-    words = re.findall(r"[A-Za-z']+", f"{named} {condition.group('rest')}")
+    said = re.findall(
+        r"[^\W\d_][\w'’-]*",
+        f"{condition.group('topic') or condition.group('object')} {condition.group('rest')}",
+    )
+    bare = [re.sub(r"['’]s$", "", w.lower()) for w in said]
     clause = sentence[order.start() : clause_of(sentence, order.start(), _CLAUSE_STOP)[1]]
-    lower = [w.lower() for w in words]
-    if any(w in _EN_ONCE or w in _EN_COUNTS for w in lower) or _names_once(clause):
+    if any(w in _EN_ONCE or w in _EN_COUNTS for w in bare) or _names_once(clause):
         return None
-    if any(w[:1].isupper() or not w.isascii() for w in named.split()):
-        return None  # "for James", "for Олег": a name
-    return order if any(_en_plural(w) for w in lower) else None
+    group = []
+    for written, word in zip(said, bare, strict=True):
+        if word in _EN_GROUP_ENDS:
+            break
+        if written[:1].isupper() or not written.isascii():
+            return None  # "for James", "for Олег": a name
+        group.append(word)
+    if not group or group[0] in _EN_PARTICULAR or group[-1] in _EN_SET_PHRASES:
+        return None
+    if _EN_BACK.search(clause):
+        return None
+    return order if _en_plural(group[-1]) else None
 
 
 def _names_once(clause: str) -> bool:
-    """Whether an English order's own clause points at one occasion ("… today", "…
-    tonight", "… right now", "… this time"), not "from now on"."""
-    return bool(re.search(r"\b(?:today|tonight|tomorrow|right\s+now|this\s+time)\b", clause, re.I))
+    """Whether an English order's own clause points at one occasion ("… today", "… this
+    once", "… for now", "… until friday"), not "from now on"."""
+    return bool(
+        re.search(
+            r"\b(?:today|tonight|tomorrow|tmrw|right\s+now|this\s+(?:time|once|week|weekend)"
+            r"|for\s+now|until|till)\b",
+            clause,
+            re.IGNORECASE,
+        )
+    )
 
 
 def _en_plural(word: str) -> bool:
-    """Whether `word` is a plural of a thing: in -s, its singular a word wordfreq knows,
-    and that singular no person the gate knows ("kids", "friends")."""
+    """Whether the head of a noun group is a plural: in -s, its singular a word wordfreq
+    knows, and that singular no person the gate knows ("kids", "friends"). A verb in -s
+    passes too ("rains"), which is why only a group's head is asked."""
     from aniso.profile.gate import OTHERS
 
     if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "'s")):
@@ -993,7 +1036,7 @@ CONDITION_REACH = 3
 _TODAY = frozenset("сейчас щас сегодня зараз сьогодні".split())
 _THIS_TIME = _TODAY | frozenset(
     "этот эта эту этого этой этом этих эти этим этими этому цей ця цю цього цієї цією ці"
-    " цих цим цими цьому".split()
+    " цих цим цими цьому завтра вчера послезавтра вчора післязавтра".split()
 )
 """Words that point at one occasion ("сейчас", "этот бюджет", "цей лист"): a task or
 an order about it is for once, however its verbs read. Read in the task's clause and
@@ -1008,11 +1051,12 @@ _NO_TASK = frozenset("мочь хотеть быть могти хотіти б�
 
 @functools.lru_cache(maxsize=1024)
 def standing_task(sentence: str) -> bool:
-    """Whether the sentence's Russian or Ukrainian order (its first imperative,
-    `_imperative`) is for a task the assistant does again and again, as "always" would
-    make it: "когда даёшь рецепт, пиши калорийность", "коли радиш готелі, пиши, чи можна
-    з собакою", "к каждой тренировке, которую составляешь, добавляй растяжку". Two facts
-    of the grammar, read by pymorphy3, say so together:
+    """Whether the sentence's order (its first Russian or Ukrainian imperative,
+    `_imperative`, or else an English order after its task, `_en_task_order`) is for a
+    task the assistant does again and again, as "always" would make it: "когда даёшь
+    рецепт, пиши калорийность", "коли радиш готелі, пиши, чи можна з собакою", "к каждой
+    тренировке, которую составляешь, добавляй растяжку". Two facts of the grammar, read
+    by pymorphy3, say so together:
 
     - a conjunction or relative word with, within a few words, a verb in the second
       person that may be imperfective (`morph.task_verb`): the imperfective present is a
@@ -1033,7 +1077,8 @@ def standing_task(sentence: str) -> bool:
     does mark is the plural of the task's thing (`_en_task_order`)."""
     order = _imperative(sentence)
     verb = order and morph.WORD.match(sentence, order.start())
-    if not verb:  # no Russian or Ukrainian order: an English one after its task, if any
+    if not verb:  # no Russian or Ukrainian order (and no English one that opens the
+        # sentence): an English order after its task, if any
         return _en_task_order(sentence) is not None
     ukrainian = morph.has_ukrainian_letters(sentence)
     if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
@@ -1056,8 +1101,16 @@ def standing_task(sentence: str) -> bool:
     return False
 
 
-_CLASS_PREPOSITIONS = frozenset("в во у для по при к ко до на".split())
+_CLASS_PREPOSITIONS = frozenset("в во у для по при к ко на".split())
+"""Prepositions before a kind of task. Russian "до" is "until" ("до праздников
+напоминай"); Ukrainian "до" is also "to" ("до листів додавай підпис")."""
 _EACH = re.compile(r"(?:кажд|кожн|кожен)\w*", re.IGNORECASE)
+_TIME_UNITS = frozenset(
+    """день неделя минута час год месяц секунда сутки итог результат тиждень хвилина
+    година рік місяць секунда доба підсумок результат""".split()
+)
+"""Lemmas of a span of time or an outcome: "на днях", "каждые 10 минут", "по итогам"
+say when, not what kind of task."""
 _PROPER_TAGS = ("Geox", "Name", "Surn", "Patr", "Orgn", "Trad")
 """Tags of a proper name: "на Мальдивах", "в Штатах" are places, not kinds of task."""
 
@@ -1078,8 +1131,12 @@ def _task_class(sentence: str, order: int, order_end: int, *, ukrainian: bool) -
     for i, word in enumerate(words):
         text = word.group().lower()
         if _EACH.fullmatch(text):
+            following = words[i + 1].group().lower() if i + 1 < len(words) else ""
+            if following.isdigit() or (following and _a_time_unit(following)):
+                continue  # "каждые 10 минут", "кожні пів години": within one session
             return True
-        if not i or words[i - 1].group().lower() not in _CLASS_PREPOSITIONS:
+        preposition = words[i - 1].group().lower() if i else ""
+        if preposition not in _CLASS_PREPOSITIONS and not (preposition == "до" and ukrainian):
             continue
         if word.group()[:1].isupper():
             continue
@@ -1089,12 +1146,17 @@ def _task_class(sentence: str, order: int, order_end: int, *, ukrainian: bool) -
         tag = readings[0][morph.TAG]
         if (
             readings[0][morph.POS] == "NOUN"
+            and readings[0][morph.LEMMA] not in _TIME_UNITS
             and "plur" in tag
             and "anim" not in tag
             and not any(name in tag for name in _PROPER_TAGS)
         ):
             return True
     return False
+
+
+def _a_time_unit(word: str) -> bool:
+    return any(r[morph.LEMMA] in _TIME_UNITS for r in morph.parses(word)) or word in ("пів", "пол")
 
 
 def _clause_end(sentence: str, start: int, order: int | None) -> int:

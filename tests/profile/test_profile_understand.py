@@ -1228,6 +1228,16 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("for these files, use tabs", False),
         ("for recipes, use grams today", False),
         ("For most hotels, check-in is at 3pm", False),
+        # particular things, a verb in -s, a set phrase, more words of one occasion
+        ("in your answers, use tables", True),
+        ("for the slides, use bigger fonts", False),
+        ("when you're done with the reports, send them to me", False),
+        ("when you get my messages, reply", False),
+        ("in case it rains, remind me to take an umbrella", False),
+        ("in other words, list the options", False),
+        ("for recipes, use grams just this once", False),
+        ("for tomorrow's meetings, list the agenda", False),
+        ("in thirty mins, remind me to call", False),
         # a kind of thing the assistant makes, named without a condition
         ("в рецептах пиши, на сколько порций получается", True),
         ("для маршрутов предлагай только общественный транспорт", True),
@@ -1238,6 +1248,11 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("вещи собирай, мы уезжаем через час", False),
         ("до вечора пиши мені щогодини", False),
         ("на Мальдивах ищи виллы", False),
+        ("до листів додавай підпис", True),
+        ("до праздников напоминай про подарки", False),  # Russian "до" is "until"
+        ("в рецептах на завтра пиши граммы", False),
+        ("на днях пиши мне", False),
+        ("напоминай мне каждые 10 минут, пока идёт встреча", False),
         ("в рецептах на сегодня пиши граммы", False),
         ("для дітей пиши простіше", False),
         ("ужин предлагай лёгкий", False),
