@@ -1081,7 +1081,7 @@ def standing_task(sentence: str) -> bool:
         # sentence): an English order after its task, if any
         return _en_task_order(sentence) is not None
     ukrainian = morph.has_ukrainian_letters(sentence)
-    if not verb or morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
+    if morph.imperative_aspect(verb.group().lower(), ukrainian=ukrainian) != "impf":
         return False
     if _names(sentence, verb.start(), _clause_end(sentence, verb.end(), None), _TODAY):
         return False  # "отвечай нормально сейчас": this once
@@ -1107,7 +1107,7 @@ _CLASS_PREPOSITIONS = frozenset("в во у для по при к ко на".spl
 _EACH = re.compile(r"(?:кажд|кожн|кожен)\w*", re.IGNORECASE)
 _TIME_UNITS = frozenset(
     """день неделя минута час год месяц секунда сутки итог результат тиждень хвилина
-    година рік місяць секунда доба підсумок результат""".split()
+    година рік місяць доба підсумок""".split()
 )
 """Lemmas of a span of time or an outcome: "на днях", "каждые 10 минут", "по итогам"
 say when, not what kind of task."""
@@ -1121,8 +1121,8 @@ def _task_class(sentence: str, order: int, order_end: int, *, ukrainian: bool) -
     маршрутов предлагай только метро", "у відповідях пиши коротко"), or "каждый",
     "кожен" ("к каждой новости пиши, почему это важно"). The likeliest reading in the
     sentence's language decides; an animate plural ("для дітей") names people and a
-    proper name ("в Штатах") a place. A plural object alone is not enough: "вещи
-    собирай, мы уезжаем" is one packing."""
+    proper name (by its capital or the dictionary's tags: "на Мальдивах") a place. A
+    plural object alone is not enough: "вещи собирай, мы уезжаем" is one packing."""
     start = clause_of(sentence, order, _CLAUSE_STOP)[0]
     end = _clause_end(sentence, order_end, None)
     if _names(sentence, start, end, _THIS_TIME):
@@ -1156,6 +1156,7 @@ def _task_class(sentence: str, order: int, order_end: int, *, ukrainian: bool) -
 
 
 def _a_time_unit(word: str) -> bool:
+    """Whether a word after "каждые"/"кожні" names a span ("минут", "пів години")."""
     return any(r[morph.LEMMA] in _TIME_UNITS for r in morph.parses(word)) or word in ("пів", "пол")
 
 
