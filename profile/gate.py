@@ -419,9 +419,8 @@ def _part_when(sentence: str, start: int, end: int) -> list[str]:
     так і лишились після тієї поїздки" the trip is another part's, and the move the
     place's. Read only where the sentence has words of living, as the distance is. The
     lemma test is for Russian and Ukrainian (`dwells`); English forms are the pattern's."""
-    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
-    after = _PART.search(sentence, end)  # from the name's end: "Trinidad and Tobago"
-    part = sentence[(before[-1] if before else 0) : (after.start() if after else len(sentence))]
+    low, high = _part_span(sentence, start, end)  # from the name's end: "Trinidad and Tobago"
+    part = sentence[low:high]
     found = {name for name, pattern in _CUE_CLASSES if name in _PLACE_WHEN and pattern.search(part)}
     if any(dwells(word) for word in _WORD.findall(part)):
         found.add("move")  # every form of a verb of living or moving ("перебрався")
@@ -585,25 +584,31 @@ _PART = re.compile(
 people's places, one on each side of "а"."""
 
 
+def _part_span(sentence: str, start: int, end: int) -> tuple[int, int]:
+    """Where the part of the clause around sentence[start:end] begins and ends: from the
+    last `_PART` break before the value to the first after it (read from the value's end,
+    so a break inside a name, "Trinidad and Tobago", cuts nothing)."""
+    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
+    after = _PART.search(sentence, end)
+    return (before[-1] if before else 0), (after.start() if after else len(sentence))
+
+
 def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
     """Who the value's own part of the clause is about: the user ("I", "we"), someone
     else, and the person and tense of its verbs. Russian and Ukrainian drop the subject,
     so "живёт в Торонто" (someone else), "живу" (the user), "переехали" (we, or they) and
     "напиши" (a request) say it through the verb (`morph.verb_form`)."""
-    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
-    after = _PART.search(sentence, end)
-    low, high = (before[-1] if before else 0), (after.start() if after else len(sentence))
+    low, high = _part_span(sentence, start, end)
     part = [w for w, s, _ in words if low <= s < high and not _in_value(w, s, start, end)]
     ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()
     if _other_subject(part, ukrainian=ukrainian):
         found.add("p:other_subj")
-    elif before and not part_has_person(part) and _continues(sentence, before[-1], part):
+    elif low and not part_has_person(part) and _continues(sentence, low, part):
         # "my dad retired and moved down to Phoenix": the part after "and" shares the
         # subject of the part before it.
-        earlier = [m.end() for m in _PART.finditer(sentence, 0, before[-1] - 1)]
-        low = earlier[-1] if earlier else 0
-        previous = [w for w, s, _ in words if low <= s < before[-1]]
+        earlier = [m.end() for m in _PART.finditer(sentence, 0, low - 1)]
+        previous = [w for w, s, _ in words if (earlier[-1] if earlier else 0) <= s < low]
         if _other_subject(previous, ukrainian=ukrainian):
             found.add("p:other_subj")
     for word in part:

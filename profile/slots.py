@@ -949,6 +949,7 @@ _EN_NOT_PLURAL = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def _en_task_order(sentence: str) -> re.Match[str] | None:
     """The English order after a topic or task named in the plural ("When planning trips
     for me, add …", "for podcast recs, tell me …"): what "when you give me a recipe" says
@@ -956,7 +957,8 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
     sign: the head of the noun group that names the thing, read by whether wordfreq
     knows its singular ("trips" from "trip", "recs" from "rec"). Particular things ("for
     the slides", "send them"), a name, a person ("for my kids"), a count or span ("in
-    two days") and a word of one occasion ("for this trip", "… today") make no kind."""
+    two days") and a word of one occasion ("for this trip", "… today") make no kind.
+    Cached: `notes` and the gate's habit cue (`standing_task`) ask of the same sentence."""
     condition = _EN_CONDITION.match(sentence)
     if condition is None:
         return None
@@ -969,7 +971,7 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
     )
     bare = [re.sub(r"['’]s$", "", w.lower()) for w in said]
     clause = sentence[order.start() : clause_of(sentence, order.start(), _CLAUSE_STOP)[1]]
-    if any(w in _EN_ONCE or w in _EN_COUNTS for w in bare) or _names_once(clause):
+    if any(w in _EN_ONCE or w in _EN_COUNTS for w in bare) or _EN_ONCE_ORDER.search(clause):
         return None
     group = []
     for written, word in zip(said, bare, strict=True):
@@ -985,17 +987,13 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
     return order if _en_plural(group[-1]) else None
 
 
-def _names_once(clause: str) -> bool:
-    """Whether an English order's own clause points at one occasion ("… today", "… this
-    once", "… for now", "… until friday"), not "from now on"."""
-    return bool(
-        re.search(
-            r"\b(?:today|tonight|tomorrow|tmrw|right\s+now|this\s+(?:time|once|week|weekend)"
-            r"|for\s+now|until|till)\b",
-            clause,
-            re.IGNORECASE,
-        )
-    )
+_EN_ONCE_ORDER = re.compile(
+    r"\b(?:today|tonight|tomorrow|tmrw|right\s+now|this\s+(?:time|once|week|weekend)"
+    r"|for\s+now|until|till)\b",
+    re.IGNORECASE,
+)
+"""An English order's own clause pointing at one occasion ("… today", "… this once",
+"… for now", "… until friday"), not "from now on"."""
 
 
 def _en_plural(word: str) -> bool:
