@@ -26,6 +26,14 @@ ALLOWED = re.compile(
     re.IGNORECASE,
 )
 """A word saying a thing is allowed; "не можна" and "is not ok" are no such word."""
+EATEN = re.compile(
+    r"(?<![\w-])(?<!не\s)(?<!ні\s)(?:ем|едим|їм|їмо|пью|п['ʼ]ю|yes|да|так)(?![\w-])",
+    re.IGNORECASE,
+)
+"""A thing's own predicate saying the user has it ("рыбу *ем*, мясо нет", "fish *yes*
+meat no", "рибу *їм*, м'ясо ні"): a refusal after it is the next thing's, not this
+one's. Russian and Ukrainian say it with the verb after the thing; English puts "eat"
+before it, and "drink" after a thing is as often a noun ("a caffeinated drink")."""
 _SEGMENT_END = re.compile(r"[,.;!?:\n]|\s+(?:but|а|но|але)\s")
 _WORD = re.compile(r"[\w'’ʼ-]+")
 REACH = 2
@@ -35,9 +43,12 @@ fine"); farther, the permission is about something else."""
 
 def allowed_after(text: str, end: int) -> bool:
     """Whether the words just after `end`, in the same part of the sentence, allow the
-    thing just named ("garlic *is fine*", "часник *можна*")."""
+    thing just named ("garlic *is fine*", "часник *можна*") or say the user has it
+    ("no dairy, fish *yes*", "без молока, рыбу *ем*")."""
     stop = _SEGMENT_END.search(text, end)
-    found = ALLOWED.search(text, end, stop.start() if stop else len(text))
-    if found is None:
+    limit = stop.start() if stop else len(text)
+    found = [m for m in (ALLOWED.search(text, end, limit), EATEN.search(text, end, limit)) if m]
+    if not found:
         return False
-    return len(_WORD.findall(text[end : found.start()])) <= REACH
+    first = min(m.start() for m in found)
+    return len(_WORD.findall(text[end:first])) <= REACH

@@ -224,6 +224,8 @@ def _nearest(
         best = distance if best is None else min(best, distance)
     if after is not None:
         for m in after.finditer(sentence, end, c_end):
+            if refusal and allowance.EATEN.search(sentence, end, m.start()):
+                break  # the thing has its own predicate: the refusal is another's
             distance = (m.start() - end) * AFTER_WEIGHT
             best = distance if best is None else min(best, distance)
     return best

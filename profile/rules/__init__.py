@@ -159,9 +159,25 @@ def split_items(fragment: str, *, listed: bool = False) -> list[tuple[str, int, 
 def _listed(phrase: str, *, listed: bool) -> bool:
     """Whether a later segment's phrase continues a list: a known thing, or after a
     heading anything that looks like an item."""
-    if allowance.ALLOWED.search(phrase):
+    if allowance.ALLOWED.search(phrase) or _own_clause(phrase):
         return False
     return lexicon.lookup(phrase) is not None or (listed and clean_unknown(phrase) is not None)
+
+
+def _own_clause(phrase: str) -> bool:
+    """Whether a later segment says something of its own thing: a verb not negated
+    ("без обмежень, м'ясо люблю", "без молока, рыбу ем") or "yes" ("no meat, fish yes").
+    It is a clause, not one more item of the list before it, and its thing takes the
+    stance of its own verb."""
+    if allowance.EATEN.search(phrase):
+        return True
+    words = morph.WORD.findall(phrase.lower())
+    return any(
+        morph.is_cyrillic(word)
+        and morph.part_of_speech(word) == "VERB"
+        and (index == 0 or words[index - 1] not in ("не", "ні"))
+        for index, word in enumerate(words)
+    )
 
 
 def clean_unknown(phrase: str) -> str | None:

@@ -930,6 +930,55 @@ def test_a_refusal_does_not_reach_what_it_leaves_in(text: str, refused: str, kep
 
 
 @pytest.mark.parametrize(
+    ("text", "refused", "eaten"),
+    [
+        ("я пескетарианка, рыбу ем, мясо нет", "meat", "fish"),
+        ("я пескетаріанка, рибу їм, м'ясо ні", "meat", "fish"),
+        ("Яйца и молочное ем, мясо и рыбу — нет", "meat", "eggs"),
+        ("fish yes meat no", "meat", "fish"),
+        ("без молока, рыбу ем", "dairy", "fish"),
+        ("no dairy, fish yes", "dairy", "fish"),
+        ("я не ем мясо, рыбу ем", None, "fish"),
+    ],
+)
+def test_a_thing_with_its_own_verb_is_not_refused(
+    text: str, refused: str | None, eaten: str
+) -> None:
+    """ "рыбу ем, мясо нет": the refusal after the fish is the meat's, and a refusal
+    before it does not reach a thing with a verb of its own. Read the other way, the
+    profile bans what the user said they eat."""
+    ops = candidate_ops(text)
+    assert ("add", "avoid", eaten) not in ops
+    if refused is not None:
+        assert ("add", "avoid", refused) in ops
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "я їм все, без обмежень, м'ясо люблю",
+        "без обмежень, м'ясо люблю",
+    ],
+)
+def test_a_segment_with_a_verb_of_its_own_ends_a_list(text: str) -> None:
+    """ "без обмежень, м'ясо люблю": the meat is loved, not one more thing "без"."""
+    assert ("add", "avoid", "meat") not in candidate_ops(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("i don't eat pork or drink obviously", "pork"),
+        ("рыбу не ем", "fish"),
+        ("без молока, сыр не ем", "dairy"),
+        ("креветки и мидии мне нельзя — аллергия", "mussels"),
+    ],
+)
+def test_a_refusal_stays_where_no_verb_of_having_stands(text: str, refused: str) -> None:
+    assert ("add", "avoid", refused) in candidate_ops(text)
+
+
+@pytest.mark.parametrize(
     ("text", "field", "refused"),
     [
         ("no onions, garlic, or peppers please", "avoid", {"onion", "garlic", "bell peppers"}),
