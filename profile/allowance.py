@@ -26,14 +26,13 @@ ALLOWED = re.compile(
     re.IGNORECASE,
 )
 """A word saying a thing is allowed; "не можна" and "is not ok" are no such word."""
-EATEN = re.compile(
-    r"(?<![\w-])(?<!не\s)(?<!ні\s)(?:ем|едим|їм|їмо|пью|п['ʼ]ю|yes|да|так)(?![\w-])",
-    re.IGNORECASE,
-)
+EATEN = re.compile(r"(?<![\w-])(?:ем|едим|їм|їмо|пью|п['ʼ]ю|yes)(?![\w-])", re.IGNORECASE)
 """A thing's own predicate saying the user has it ("рыбу *ем*, мясо нет", "fish *yes*
-meat no", "рибу *їм*, м'ясо ні"): a refusal after it is the next thing's, not this
-one's. Russian and Ukrainian say it with the verb after the thing; English puts "eat"
-before it, and "drink" after a thing is as often a noun ("a caffeinated drink")."""
+meat no", "рибу *їм*, м'ясо ні"): a refusal past it is the next thing's. Russian and
+Ukrainian say it with the verb after the thing; English puts "eat" before it, and
+"drink" after a thing is as often a noun ("a caffeinated drink"). Not "да" and "так":
+they are "and" and "so" as often as "yes" ("молоко да сыр не ем", "лук так не люблю")."""
+_NEGATED_BEFORE = re.compile(r"(?<![\w-])(?:не|ні|not|don'?t|never)\s+$", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[,.;!?:\n]|\s+(?:but|а|но|але)\s")
 _WORD = re.compile(r"[\w'’ʼ-]+")
 REACH = 2
@@ -43,12 +42,26 @@ fine"); farther, the permission is about something else."""
 
 def allowed_after(text: str, end: int) -> bool:
     """Whether the words just after `end`, in the same part of the sentence, allow the
-    thing just named ("garlic *is fine*", "часник *можна*") or say the user has it
-    ("no dairy, fish *yes*", "без молока, рыбу *ем*")."""
+    thing just named ("garlic *is fine*", "часник *можна*")."""
     stop = _SEGMENT_END.search(text, end)
-    limit = stop.start() if stop else len(text)
-    found = [m for m in (ALLOWED.search(text, end, limit), EATEN.search(text, end, limit)) if m]
-    if not found:
+    found = ALLOWED.search(text, end, stop.start() if stop else len(text))
+    if found is None:
         return False
-    first = min(m.start() for m in found)
-    return len(_WORD.findall(text[end:first])) <= REACH
+    return len(_WORD.findall(text[end : found.start()])) <= REACH
+
+
+def eaten_in(text: str, start: int, stop: int) -> re.Match[str] | None:
+    """The first word of having (`EATEN`) in text[start:stop] with no negation right
+    before it ("не ем", "не  їм")."""
+    for found in EATEN.finditer(text, start, stop):
+        if not _NEGATED_BEFORE.search(text, max(0, found.start() - 12), found.start()):
+            return found
+    return None
+
+
+def eaten_after(text: str, end: int) -> bool:
+    """Whether the words just after `end`, in the same part of the sentence, say the user
+    has the thing just named ("no dairy, fish *yes*", "без молока, рыбу *ем*")."""
+    stop = _SEGMENT_END.search(text, end)
+    found = eaten_in(text, end, stop.start() if stop else len(text))
+    return found is not None and len(_WORD.findall(text[end : found.start()])) <= REACH

@@ -173,10 +173,11 @@ DISLIKE_AFTER = _cue(
     r"|gross|disgusting|огидн\w*|противн\w*|мерзк\w*"
 )
 LIKE_VERB_AFTER = _cue(
-    r"люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically|могу\s+есть"
+    r"(?<!не\s)(?<!ні\s)(?:люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically|могу\s+есть"
     r"|можу\s+їсти|уважаю|святое|святе|(?:is|are)\s+(?:my\s+)?(?:heaven|life|everything|fave)"
-    r"|зашёл|зашла|зашли|зайшов|зайшла|зайшли"
+    r"|зашёл|зашла|зашли|зайшов|зайшла|зайшли)"
 )
+"""A verb of liking after the thing; not after "не" ("кофе пью редко, не люблю")."""
 DRINK = _cue(r"drink|drinking|пью|п['ʼ]ю|пʼю|пила|пил|пьёт|п['ʼ]є")
 STOPPED_AVOIDING = _cue(
     r"(?:not|no\s+longer|stopped|quit)\s+(?:avoid\w*|cutting\s+out)|больше\s+не\s+избега\w*"
@@ -217,18 +218,35 @@ def _nearest(
     A `refusal` cue does not reach past a word of `ONLY`."""
     c_start, c_end = clause_of(sentence, start)
     best: float | None = None
+    # "без молока, рыбу ем": the fish's own verb keeps the refusal of an earlier part out.
+    eaten = refusal and allowance.eaten_after(sentence, end)
     for m in before.finditer(sentence, c_start, start):
         if refusal and ONLY.search(sentence, m.end(), start):
+            continue
+        if eaten and _PART_BREAK.search(sentence, m.end(), start):
             continue
         distance = float(start - m.end())
         best = distance if best is None else min(best, distance)
     if after is not None:
         for m in after.finditer(sentence, end, c_end):
-            if refusal and allowance.EATEN.search(sentence, end, m.start()):
-                break  # the thing has its own predicate: the refusal is another's
+            if refusal and _refused_next(sentence, end, m.start()):
+                break
             distance = (m.start() - end) * AFTER_WEIGHT
             best = distance if best is None else min(best, distance)
     return best
+
+
+_PART_BREAK = re.compile(r"[,;:—–]")
+
+
+def _refused_next(sentence: str, end: int, cue: int) -> bool:
+    """Whether a refusal at `cue` is the next thing's: the thing ending at `end` has a
+    verb of having of its own, and another thing stands after that verb ("рыбу ем, мясо
+    нет"). With no other thing the refusal is this one's ("кофе пью редко, не люблю")."""
+    eaten = allowance.eaten_in(sentence, end, cue)
+    return eaten is not None and any(
+        eaten.end() <= other.start < cue for other in lexicon.mentions(sentence)
+    )
 
 
 def _stance(sentence: str, mention: lexicon.Mention) -> str | None:

@@ -169,14 +169,29 @@ def _own_clause(phrase: str) -> bool:
     ("без обмежень, м'ясо люблю", "без молока, рыбу ем") or "yes" ("no meat, fish yes").
     It is a clause, not one more item of the list before it, and its thing takes the
     stance of its own verb."""
-    if allowance.EATEN.search(phrase):
+    if allowance.eaten_in(phrase, 0, len(phrase)):
         return True
     words = morph.WORD.findall(phrase.lower())
     return any(
-        morph.is_cyrillic(word)
-        and morph.part_of_speech(word) == "VERB"
-        and (index == 0 or words[index - 1] not in ("не", "ні"))
+        _surely_verb(word) and (index == 0 or words[index - 1] not in ("не", "ні"))
         for index, word in enumerate(words)
+    )
+
+
+_NOT_VERB = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "NUMR"})
+
+
+def _surely_verb(word: str) -> bool:
+    """A Russian or Ukrainian word that a dictionary lists and reads only as a verb. The
+    Russian analyser guesses a verb for many Ukrainian nouns ("полуницю", "мандарини",
+    "пил"), and a thing the lexicon knows is a thing ("суши")."""
+    if not morph.is_cyrillic(word) or not morph.is_known(word) or lexicon.lookup(word):
+        return False
+    readings = morph.parses(word)
+    return (
+        bool(readings)
+        and readings[0][morph.POS] == "VERB"
+        and not any(r[morph.POS] in _NOT_VERB for r in readings)
     )
 
 
