@@ -26,12 +26,15 @@ ALLOWED = re.compile(
     re.IGNORECASE,
 )
 """A word saying a thing is allowed; "не можна" and "is not ok" are no such word."""
-EATEN = re.compile(r"(?<![\w-])(?:ем|едим|їм|їмо|пью|п['ʼ]ю|yes)(?![\w-])", re.IGNORECASE)
-"""A thing's own predicate saying the user has it ("рыбу *ем*, мясо нет", "fish *yes*
-meat no", "рибу *їм*, м'ясо ні"): a refusal past it is the next thing's. Russian and
-Ukrainian say it with the verb after the thing; English puts "eat" before it, and
-"drink" after a thing is as often a noun ("a caffeinated drink"). Not "да" and "так":
+EATEN = re.compile(r"(?<![\w-])(?:ем|едим|їм|їмо|пью|п['ʼ’]ю)(?![\w-])", re.IGNORECASE)
+"""A thing's own verb saying the user has it ("рыбу *ем*, мясо нет", "рибу *їм*, м'ясо
+ні"): Russian and Ukrainian put it after the thing. English puts "eat" before the thing,
+and "drink" after one is as often a noun ("a caffeinated drink"). Not "да" and "так":
 they are "and" and "so" as often as "yes" ("молоко да сыр не ем", "лук так не люблю")."""
+YES = re.compile(r"(?<![\w-])yes(?![\w-])", re.IGNORECASE)
+""""fish *yes* meat no": a yes that another thing's refusal follows. Only there: after a
+list of refusals it is agreement ("allergic to peanuts, shellfish yes")."""
+_EATEN_OR_YES = re.compile(f"{EATEN.pattern}|{YES.pattern}", re.IGNORECASE)
 _NEGATED_BEFORE = re.compile(r"(?<![\w-])(?:не|ні|not|don'?t|never)\s+$", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[,.;!?:\n]|\s+(?:but|а|но|але)\s")
 _WORD = re.compile(r"[\w'’ʼ-]+")
@@ -50,18 +53,24 @@ def allowed_after(text: str, end: int) -> bool:
     return len(_WORD.findall(text[end : found.start()])) <= REACH
 
 
-def eaten_in(text: str, start: int, stop: int) -> re.Match[str] | None:
-    """The first word of having (`EATEN`) in text[start:stop] with no negation right
-    before it ("не ем", "не  їм")."""
-    for found in EATEN.finditer(text, start, stop):
+def eaten_in(text: str, start: int, stop: int, *, answered: bool = False) -> re.Match[str] | None:
+    """The first word of having (`EATEN`, and `YES` when `answered`) in text[start:stop]
+    with no negation right before it ("не ем", "не  їм")."""
+    pattern = _EATEN_OR_YES if answered else EATEN
+    for found in pattern.finditer(text, start, stop):
         if not _NEGATED_BEFORE.search(text, max(0, found.start() - 12), found.start()):
             return found
     return None
 
 
-def eaten_after(text: str, end: int) -> bool:
+def eaten_after(text: str, end: int, liking: re.Pattern[str] | None = None) -> bool:
     """Whether the words just after `end`, in the same part of the sentence, say the user
-    has the thing just named ("no dairy, fish *yes*", "без молока, рыбу *ем*")."""
+    has the thing just named ("без молока, рыбу *ем*"), or likes it when given the verbs
+    of `liking` ("мясо не ем, рыба *мені подобається*")."""
     stop = _SEGMENT_END.search(text, end)
-    found = eaten_in(text, end, stop.start() if stop else len(text))
-    return found is not None and len(_WORD.findall(text[end : found.start()])) <= REACH
+    limit = stop.start() if stop else len(text)
+    said = [eaten_in(text, end, limit), liking.search(text, end, limit) if liking else None]
+    return any(
+        found is not None and len(_WORD.findall(text[end : found.start()])) <= REACH
+        for found in said
+    )

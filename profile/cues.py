@@ -173,11 +173,12 @@ DISLIKE_AFTER = _cue(
     r"|gross|disgusting|огидн\w*|противн\w*|мерзк\w*"
 )
 LIKE_VERB_AFTER = _cue(
-    r"(?<!не\s)(?<!ні\s)(?:люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically|могу\s+есть"
+    r"(?<!(?<![\w-])не\s)(?<!(?<![\w-])ні\s)(?:люблю|обожаю|обожнюю|нравится|подобається|are\s+basically|is\s+basically|могу\s+есть"
     r"|можу\s+їсти|уважаю|святое|святе|(?:is|are)\s+(?:my\s+)?(?:heaven|life|everything|fave)"
     r"|зашёл|зашла|зашли|зайшов|зайшла|зайшли)"
 )
-"""A verb of liking after the thing; not after "не" ("кофе пью редко, не люблю")."""
+"""A verb of liking after the thing; not after "не" ("кофе пью редко, не люблю"), but
+after "мне" ("кофе мне нравится")."""
 DRINK = _cue(r"drink|drinking|пью|п['ʼ]ю|пʼю|пила|пил|пьёт|п['ʼ]є")
 STOPPED_AVOIDING = _cue(
     r"(?:not|no\s+longer|stopped|quit)\s+(?:avoid\w*|cutting\s+out)|больше\s+не\s+избега\w*"
@@ -218,8 +219,8 @@ def _nearest(
     A `refusal` cue does not reach past a word of `ONLY`."""
     c_start, c_end = clause_of(sentence, start)
     best: float | None = None
-    # "без молока, рыбу ем": the fish's own verb keeps the refusal of an earlier part out.
-    eaten = refusal and allowance.eaten_after(sentence, end)
+    # "без молока, рыбу ем": the fish's own verb keeps a refusal of an earlier part out.
+    eaten = refusal and allowance.eaten_after(sentence, end, LIKE_VERB_AFTER)
     for m in before.finditer(sentence, c_start, start):
         if refusal and ONLY.search(sentence, m.end(), start):
             continue
@@ -243,7 +244,7 @@ def _refused_next(sentence: str, end: int, cue: int) -> bool:
     """Whether a refusal at `cue` is the next thing's: the thing ending at `end` has a
     verb of having of its own, and another thing stands after that verb ("рыбу ем, мясо
     нет"). With no other thing the refusal is this one's ("кофе пью редко, не люблю")."""
-    eaten = allowance.eaten_in(sentence, end, cue)
+    eaten = allowance.eaten_in(sentence, end, cue, answered=True)
     return eaten is not None and any(
         eaten.end() <= other.start < cue for other in lexicon.mentions(sentence)
     )

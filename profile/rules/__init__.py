@@ -165,34 +165,23 @@ def _listed(phrase: str, *, listed: bool) -> bool:
 
 
 def _own_clause(phrase: str) -> bool:
-    """Whether a later segment says something of its own thing: a verb not negated
-    ("без обмежень, м'ясо люблю", "без молока, рыбу ем") or "yes" ("no meat, fish yes").
-    It is a clause, not one more item of the list before it, and its thing takes the
-    stance of its own verb."""
+    """Whether a later segment says the user has its thing: a verb of having or of liking,
+    not negated ("без обмежень, м'ясо люблю", "без молока, рыбу ем"). It is a clause,
+    not one more item of the list before it. Other verbs do not end a list: a later
+    segment of an allergy often tells the reaction ("алергія на горіхи, від полуниці
+    теж висипає") or hedges ("здається ще на ківі")."""
+    from aniso.profile.cues import LIKE_VERB_AFTER
+
     if allowance.eaten_in(phrase, 0, len(phrase)):
         return True
-    words = morph.WORD.findall(phrase.lower())
     return any(
-        _surely_verb(word) and (index == 0 or words[index - 1] not in ("не", "ні"))
-        for index, word in enumerate(words)
+        not _NEGATED_NEAR.search(phrase, 0, found.start())
+        for found in LIKE_VERB_AFTER.finditer(phrase)
     )
 
 
-_NOT_VERB = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "NUMR"})
-
-
-def _surely_verb(word: str) -> bool:
-    """A Russian or Ukrainian word that a dictionary lists and reads only as a verb. The
-    Russian analyser guesses a verb for many Ukrainian nouns ("полуницю", "мандарини",
-    "пил"), and a thing the lexicon knows is a thing ("суши")."""
-    if not morph.is_cyrillic(word) or not morph.is_known(word) or lexicon.lookup(word):
-        return False
-    readings = morph.parses(word)
-    return (
-        bool(readings)
-        and readings[0][morph.POS] == "VERB"
-        and not any(r[morph.POS] in _NOT_VERB for r in readings)
-    )
+_NEGATED_NEAR = re.compile(r"(?<![\w-])(?:не|ні)\s+(?:[\w'’ʼ-]+\s+)?$", re.IGNORECASE)
+"""A negation up to one word before a verb: "не люблю", "не очень люблю"."""
 
 
 def clean_unknown(phrase: str) -> str | None:

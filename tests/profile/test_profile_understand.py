@@ -937,8 +937,10 @@ def test_a_refusal_does_not_reach_what_it_leaves_in(text: str, refused: str, kep
         ("Яйца и молочное ем, мясо и рыбу — нет", "meat", "eggs"),
         ("fish yes meat no", "meat", "fish"),
         ("без молока, рыбу ем", "dairy", "fish"),
-        ("no dairy, fish yes", "dairy", "fish"),
         ("я не ем мясо, рыбу ем", None, "fish"),
+        ("мясо не ем, рыба мені подобається", "meat", "fish"),
+        ("рыбу мне нельзя, а курица мне нравится", "fish", "chicken"),
+        ("каву п’ю, алкоголь — ні", "alcohol", "coffee"),
     ],
 )
 def test_a_thing_with_its_own_verb_is_not_refused(
@@ -991,6 +993,18 @@ def test_a_segment_with_a_verb_of_its_own_ends_a_list(text: str) -> None:
         ("алергія на котів, пил", "allergies", "dust"),
         ("аллергия на орехи, суши", "allergies", "sushi"),
         ("не переношу цибулю, капусту, квасолю", "dislikes", "beans"),
+        # A verb negated a word away ends no list: "не очень люблю".
+        ("не люблю лук, чеснок, рыбу не очень люблю", "dislikes", "fish"),
+        ("не люблю цибулю, рибу теж не дуже люблю", "dislikes", "fish"),
+        ("аллергия на орехи, молоко не очень переношу", "allergies", "dairy"),
+        # Nor does a verb that tells the reaction or hedges.
+        ("алергія на горіхи, від полуниці теж висипає", "allergies", "strawberries"),
+        ("алергія на пилок, котів, від пилу чхаю", "allergies", "dust"),
+        ("алергія на горіхи, мед, здається ще на ківі", "allergies", "kiwi"),
+        # "yes" after a refusal is agreement.
+        ("i hate onions, garlic yes too", "dislikes", "garlic"),
+        ("allergic to peanuts, shellfish yes", "allergies", "shellfish"),
+        ("allergic to: peanuts yes and shellfish", "allergies", "peanuts"),
     ],
 )
 def test_a_refusal_stays_where_no_verb_of_having_stands(
