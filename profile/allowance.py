@@ -35,8 +35,14 @@ YES = re.compile(r"(?<![\w-])yes(?![\w-])", re.IGNORECASE)
 """"fish *yes* meat no": a yes that another thing's refusal follows. Only there: after a
 list of refusals it is agreement ("allergic to peanuts, shellfish yes")."""
 _EATEN_OR_YES = re.compile(f"{EATEN.pattern}|{YES.pattern}", re.IGNORECASE)
-_NEGATED_BEFORE = re.compile(r"(?<![\w-])(?:не|ні|not|don'?t|never)\s+$", re.IGNORECASE)
-_SEGMENT_END = re.compile(r"[,.;!?:\n]|\s+(?:but|а|но|але)\s")
+NEGATED_NEAR = re.compile(
+    r"(?<![\w-])(?:не|ні|not|don'?t|never)\s+(?:[\w'’ʼ-]+\s+)?$", re.IGNORECASE
+)
+"""A negation up to one word before what follows: "не ем", "не особо ем", "не очень
+люблю"."""
+_SEGMENT_END = re.compile(r"[,.;!?:\n—–]|\s-\s|\s+(?:but|а|но|але)\s")
+"""Where a part of a sentence ends: a comma, a dash (spaced hyphens too: chat types
+"мясо не ем - рыбу ем"), a colon, or "but"."""
 _WORD = re.compile(r"[\w'’ʼ-]+")
 REACH = 2
 """Words that may stand between a thing and its permission ("one coffee *a day* is
@@ -53,24 +59,41 @@ def allowed_after(text: str, end: int) -> bool:
     return len(_WORD.findall(text[end : found.start()])) <= REACH
 
 
-def eaten_in(text: str, start: int, stop: int, *, answered: bool = False) -> re.Match[str] | None:
-    """The first word of having (`EATEN`, and `YES` when `answered`) in text[start:stop]
-    with no negation right before it ("не ем", "не  їм")."""
-    pattern = _EATEN_OR_YES if answered else EATEN
-    for found in pattern.finditer(text, start, stop):
-        if not _NEGATED_BEFORE.search(text, max(0, found.start() - 12), found.start()):
-            return found
+def eaten_in(
+    text: str,
+    start: int,
+    stop: int,
+    *,
+    answered: bool = False,
+    liking: re.Pattern[str] | None = None,
+) -> re.Match[str] | None:
+    """The first word of having (`EATEN`; `YES` when `answered`; the verbs of `liking`
+    when given) in text[start:stop] with no negation up to a word before it ("не ем",
+    "не особо ем", "не очень люблю")."""
+    patterns = [_EATEN_OR_YES if answered else EATEN, *([liking] if liking else [])]
+    found = sorted(
+        (m for pattern in patterns for m in pattern.finditer(text, start, stop)),
+        key=lambda m: m.start(),
+    )
+    for match in found:
+        if not NEGATED_NEAR.search(text, max(0, match.start() - 40), match.start()):
+            return match
     return None
 
 
-def eaten_after(text: str, end: int, liking: re.Pattern[str] | None = None) -> bool:
-    """Whether the words just after `end`, in the same part of the sentence, say the user
-    has the thing just named ("без молока, рыбу *ем*"), or likes it when given the verbs
-    of `liking` ("мясо не ем, рыба *мені подобається*")."""
-    stop = _SEGMENT_END.search(text, end)
-    limit = stop.start() if stop else len(text)
-    said = [eaten_in(text, end, limit), liking.search(text, end, limit) if liking else None]
+def part_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """The part of the sentence a thing at text[start:end] stands in: from the last break
+    before it (`_SEGMENT_END`) to the first after it."""
+    before = [m.end() for m in _SEGMENT_END.finditer(text, 0, start)]
+    after = _SEGMENT_END.search(text, end)
+    return (before[-1] if before else 0), (after.start() if after else len(text))
+
+
+def has_own_verb(text: str, start: int, end: int, liking: re.Pattern[str] | None = None) -> bool:
+    """Whether the part of the sentence a thing stands in says the user has it, by a verb
+    of having or (given `liking`) of liking, before or after the thing: "рыбу *ем*",
+    "*ем* курицу и индейку", "рыба *мені подобається*"."""
+    low, high = part_of(text, start, end)
     return any(
-        found is not None and len(_WORD.findall(text[end : found.start()])) <= REACH
-        for found in said
+        eaten_in(text, a, b, liking=liking) is not None for a, b in ((low, start), (end, high))
     )

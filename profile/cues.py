@@ -214,30 +214,42 @@ def _nearest(
     after: re.Pattern[str] | None,
     *,
     refusal: bool = False,
+    owned: bool = False,
 ) -> float | None:
     """Distance in characters from the span to the nearest cue in its clause, or None.
-    A `refusal` cue does not reach past a word of `ONLY`."""
+    A `refusal` cue does not reach past a word of `ONLY`. With `owned`, a refusal does
+    not reach into the thing's part of the sentence from another part when that part
+    says the user has the thing ("без молока, рыбу ем", "ем курицу, свинину нет"). A cue
+    after the thing with a negation just before it ("не очень люблю") is no cue of
+    liking."""
     c_start, c_end = clause_of(sentence, start)
     best: float | None = None
-    # "без молока, рыбу ем": the fish's own verb keeps a refusal of an earlier part out.
-    eaten = refusal and allowance.eaten_after(sentence, end, LIKE_VERB_AFTER)
+    low, high = allowance.part_of(sentence, start, end)
+    owned = owned and allowance.has_own_verb(sentence, start, end, LIKE_VERB_AFTER)
     for m in before.finditer(sentence, c_start, start):
         if refusal and ONLY.search(sentence, m.end(), start):
             continue
-        if eaten and _PART_BREAK.search(sentence, m.end(), start):
+        if owned and m.end() <= low:
             continue
         distance = float(start - m.end())
         best = distance if best is None else min(best, distance)
     if after is not None:
         for m in after.finditer(sentence, end, c_end):
-            if refusal and _refused_next(sentence, end, m.start()):
+            if refusal and (
+                _refused_next(sentence, end, m.start())
+                or (owned and m.start() >= high and _thing_between(sentence, high, m.start()))
+            ):
                 break
+            if not refusal and allowance.NEGATED_NEAR.search(sentence, end, m.start()):
+                continue
             distance = (m.start() - end) * AFTER_WEIGHT
             best = distance if best is None else min(best, distance)
     return best
 
 
-_PART_BREAK = re.compile(r"[,;:—–]")
+def _thing_between(sentence: str, start: int, stop: int) -> bool:
+    """Whether another known thing stands in sentence[start:stop]."""
+    return any(start <= other.start < stop for other in lexicon.mentions(sentence))
 
 
 def _refused_next(sentence: str, end: int, cue: int) -> bool:
@@ -245,9 +257,7 @@ def _refused_next(sentence: str, end: int, cue: int) -> bool:
     verb of having of its own, and another thing stands after that verb ("рыбу ем, мясо
     нет"). With no other thing the refusal is this one's ("кофе пью редко, не люблю")."""
     eaten = allowance.eaten_in(sentence, end, cue, answered=True)
-    return eaten is not None and any(
-        eaten.end() <= other.start < cue for other in lexicon.mentions(sentence)
-    )
+    return eaten is not None and _thing_between(sentence, eaten.end(), cue)
 
 
 def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
@@ -260,10 +270,10 @@ def _stance(sentence: str, mention: lexicon.Mention) -> str | None:
         "allergies": _nearest(sentence, start, end, ALLERGY, ALLERGY, refusal=True)
         if refused
         else None,
-        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER, refusal=True)
+        "avoid": _nearest(sentence, start, end, AVOID, AVOID_AFTER, refusal=True, owned=True)
         if food and refused
         else None,
-        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER, refusal=True)
+        "dislikes": _nearest(sentence, start, end, DISLIKE, DISLIKE_AFTER, refusal=True, owned=True)
         if refused
         else None,
         "likes": _nearest(sentence, start, end, LIKE, LIKE_VERB_AFTER),

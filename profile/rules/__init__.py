@@ -172,16 +172,7 @@ def _own_clause(phrase: str) -> bool:
     теж висипає") or hedges ("здається ще на ківі")."""
     from aniso.profile.cues import LIKE_VERB_AFTER
 
-    if allowance.eaten_in(phrase, 0, len(phrase)):
-        return True
-    return any(
-        not _NEGATED_NEAR.search(phrase, 0, found.start())
-        for found in LIKE_VERB_AFTER.finditer(phrase)
-    )
-
-
-_NEGATED_NEAR = re.compile(r"(?<![\w-])(?:не|ні)\s+(?:[\w'’ʼ-]+\s+)?$", re.IGNORECASE)
-"""A negation up to one word before a verb: "не люблю", "не очень люблю"."""
+    return allowance.eaten_in(phrase, 0, len(phrase), liking=LIKE_VERB_AFTER) is not None
 
 
 def clean_unknown(phrase: str) -> str | None:

@@ -941,6 +941,13 @@ def test_a_refusal_does_not_reach_what_it_leaves_in(text: str, refused: str, kep
         ("мясо не ем, рыба мені подобається", "meat", "fish"),
         ("рыбу мне нельзя, а курица мне нравится", "fish", "chicken"),
         ("каву п’ю, алкоголь — ні", "alcohol", "coffee"),
+        # The verb before the thing, as often as after it.
+        ("ем курицу и индейку, красное мясо нет", "red meat", "chicken"),
+        ("свинину не ем, ем курицу и индейку", "pork", "turkey"),
+        ("їм рибу, м'ясо ні", "meat", "fish"),
+        ("я пескетарианка, ем рыбу и морепродукты, мясо нет", "meat", "fish"),
+        # A spaced hyphen parts a sentence as a dash does.
+        ("без молока - рыбу ем", "dairy", "fish"),
     ],
 )
 def test_a_thing_with_its_own_verb_is_not_refused(
@@ -1005,6 +1012,12 @@ def test_a_segment_with_a_verb_of_its_own_ends_a_list(text: str) -> None:
         ("i hate onions, garlic yes too", "dislikes", "garlic"),
         ("allergic to peanuts, shellfish yes", "allergies", "shellfish"),
         ("allergic to: peanuts yes and shellfish", "allergies", "peanuts"),
+        # A verb of having negated a word away is no verb of having: "не особо ем".
+        ("не ем свинину, говядину не особо ем", "avoid", "beef"),
+        ("я не ем мясо, молоко не особо пью", "avoid", "dairy"),
+        # An allergy's later part tells what eating it does.
+        ("алергія на горіхи, мед їм і одразу висипає", "allergies", "honey"),
+        ("аллергия на молоко, сыр ем — сразу живот болит", "allergies", "cheese"),
     ],
 )
 def test_a_refusal_stays_where_no_verb_of_having_stands(
@@ -1013,6 +1026,11 @@ def test_a_refusal_stays_where_no_verb_of_having_stands(
     ops = candidate_ops(text)
     assert ("add", field, refused) in ops
     assert ("add", "likes", refused) not in ops
+
+
+@pytest.mark.parametrize("text", ["грибы не очень люблю", "рибу не дуже люблю"])
+def test_a_verb_of_liking_negated_a_word_away_is_no_like(text: str) -> None:
+    assert not [op for op in candidate_ops(text) if op[1] == "likes"]
 
 
 @pytest.mark.parametrize(
