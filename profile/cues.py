@@ -597,6 +597,8 @@ def open_items_cyrillic(sentence: str) -> list[Proposal]:
     known = lexicon.mentions(sentence)
     for m in _OPEN_CYRILLIC.finditer(sentence):
         field = "likes" if m.group("like") else "dislikes" if m.group("dislike") else "interests"
+        if field == "likes" and allowance.NEGATED_NEAR.search(sentence, 0, m.start()):
+            continue  # "не очень люблю рыбу": a dislike, which the rules read
         for start, end in _noun_phrases(sentence, m.end()):
             term = next((k for k in known if start <= k.start < end), None)
             if term is not None:

@@ -28,6 +28,9 @@ _DIET_NOUN = (
     r"|веган(?:ка|кой|ом|ство|ства|ством)?|пескетариан(?:ка|кой|ец|цем|ство|ства)"
     r"|пескетаріан(?:ка|ець))(?!\w)"
 )
+_MILDLY = r"(?:(?:очень|особо|особенно|сильно|слишком|дуже|надто|особливо|так)\s+)?"
+"""A softener between "не" and the verb: "не очень люблю", "не дуже подобається" say a
+dislike; without it the verb alone read as a like."""
 _ITEMS_BEFORE = r"(?P<items>(?:[\w'ʼ-]+\s+){0,2}[\w'ʼ-]+)"
 
 _FMT = (
@@ -266,13 +269,14 @@ RULES: tuple[Rule, ...] = (
     # Dislikes, then likes: the generic verbs come last.
     rule(
         "ru-dislike",
-        r"\b(?:не\s+люблю|не\s+переношу|терпеть\s+не\s+могу|ненавижу|не\s+выношу|ненавиджу"
-        r"|не\s+терплю)\s+" + ITEMS,
+        rf"\b(?:не\s+{_MILDLY}люблю|не\s+{_MILDLY}переношу|терпеть\s+не\s+могу|ненавижу"
+        rf"|не\s+выношу|ненавиджу|не\s+терплю)\s+" + ITEMS,
         items("add", "dislikes"),
     ),
     rule(
         "ru-dislike-pleases",
-        r"\b(?:мне\s+|мені\s+)?не\s+(?:нравится|нравятся|подобається|подобаються)\s+" + ITEMS,
+        rf"\b(?:мне\s+|мені\s+)?не\s+{_MILDLY}(?:нравится|нравятся|подобається|подобаються)\s+"
+        + ITEMS,
         items("add", "dislikes"),
     ),
     rule(

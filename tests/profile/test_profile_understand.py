@@ -1034,6 +1034,22 @@ def test_a_verb_of_liking_negated_a_word_away_is_no_like(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("я не очень люблю рыбу", "fish"),
+        ("мне не очень нравится рыба", "fish"),
+        ("не дуже люблю каву", "coffee"),
+        ("мені не дуже подобається кава", "coffee"),
+    ],
+)
+def test_a_softened_not_liking_is_a_dislike(text: str, thing: str) -> None:
+    """ "не очень люблю": the rules read "очень люблю рыбу" as a like."""
+    ops = candidate_ops(text)
+    assert ("add", "dislikes", thing) in ops
+    assert ("add", "likes", thing) not in ops
+
+
+@pytest.mark.parametrize(
     ("text", "field", "refused"),
     [
         ("no onions, garlic, or peppers please", "avoid", {"onion", "garlic", "bell peppers"}),
