@@ -35,11 +35,15 @@ YES = re.compile(r"(?<![\w-])yes(?![\w-])", re.IGNORECASE)
 """"fish *yes* meat no": a yes that another thing's refusal follows. Only there: after a
 list of refusals it is agreement ("allergic to peanuts, shellfish yes")."""
 _EATEN_OR_YES = re.compile(f"{EATEN.pattern}|{YES.pattern}", re.IGNORECASE)
+SOFTENERS = r"очень|особо|особенно|сильно|слишком|дуже|надто|особливо|really|very|that|too|much"
+"""Words that soften a negation and leave it one: "не очень люблю", "не особо ем", "not
+really". Not "так": "не так люблю каву, як чай" compares, and the coffee is still liked."""
 NEGATED_NEAR = re.compile(
-    r"(?<![\w-])(?:не|ні|not|don'?t|never)\s+(?:[\w'’ʼ-]+\s+)?$", re.IGNORECASE
+    rf"(?<![\w-])(?:не|ні|not|don'?t|never)\s+(?:(?:{SOFTENERS})\s+)?$", re.IGNORECASE
 )
-"""A negation up to one word before what follows: "не ем", "не особо ем", "не очень
-люблю"."""
+"""A negation just before what follows, or a softener apart: "не ем", "не особо ем", "не
+очень люблю". Another word between is another verb's negation ("кофе не пью люблю
+чай")."""
 _SEGMENT_END = re.compile(r"[,.;!?:\n—–]|\s-\s|\s+(?:but|а|но|але)\s")
 """Where a part of a sentence ends: a comma, a dash (spaced hyphens too: chat types
 "мясо не ем - рыбу ем"), a colon, or "but"."""

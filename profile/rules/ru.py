@@ -8,6 +8,7 @@ not a dislike), then single-valued fields, then item lists, and the generic
 
 from __future__ import annotations
 
+from aniso.profile import allowance
 from aniso.profile.rules import (
     ITEMS,
     Rule,
@@ -28,9 +29,9 @@ _DIET_NOUN = (
     r"|веган(?:ка|кой|ом|ство|ства|ством)?|пескетариан(?:ка|кой|ец|цем|ство|ства)"
     r"|пескетаріан(?:ка|ець))(?!\w)"
 )
-_MILDLY = r"(?:(?:очень|особо|особенно|сильно|слишком|дуже|надто|особливо|так)\s+)?"
+_MILDLY = rf"(?:(?:{allowance.SOFTENERS})\s+)?"
 """A softener between "не" and the verb: "не очень люблю", "не дуже подобається" say a
-dislike; without it the verb alone read as a like."""
+dislike; without it the verb alone read as a like (`allowance.SOFTENERS`)."""
 _ITEMS_BEFORE = r"(?P<items>(?:[\w'ʼ-]+\s+){0,2}[\w'ʼ-]+)"
 
 _FMT = (

@@ -1050,6 +1050,22 @@ def test_a_softened_not_liking_is_a_dislike(text: str, thing: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "liked"),
+    [
+        # "не так ... как" compares: both are liked.
+        ("мне не так нравится рыба, как мясо", "meat"),
+        ("не так люблю каву, як чай", "tea"),
+        # The "не" of another verb: "не пью", then "люблю чай".
+        ("кофе не пью люблю чай", "tea"),
+    ],
+)
+def test_a_comparison_or_another_verbs_negation_is_no_dislike(text: str, liked: str) -> None:
+    ops = candidate_ops(text)
+    assert ("add", "likes", liked) in ops
+    assert ("add", "dislikes", liked) not in ops
+
+
+@pytest.mark.parametrize(
     ("text", "field", "refused"),
     [
         ("no onions, garlic, or peppers please", "avoid", {"onion", "garlic", "bell peppers"}),
