@@ -44,7 +44,7 @@ NEGATED_NEAR = re.compile(
 """A negation just before what follows, or a softener apart: "не ем", "не особо ем", "не
 очень люблю". Another word between is another verb's negation ("кофе не пью люблю
 чай")."""
-_SEGMENT_END = re.compile(r"[,.;!?:\n—–]|\s-\s|\s+(?:but|а|но|але)\s")
+SEGMENT_END = re.compile(r"[,.;!?:\n—–]|\s-\s|\s+(?:but|а|но|але)\s")
 """Where a part of a sentence ends: a comma, a dash (spaced hyphens too: chat types
 "мясо не ем - рыбу ем"), a colon, or "but"."""
 _WORD = re.compile(r"[\w'’ʼ-]+")
@@ -56,7 +56,7 @@ fine"); farther, the permission is about something else."""
 def allowed_after(text: str, end: int) -> bool:
     """Whether the words just after `end`, in the same part of the sentence, allow the
     thing just named ("garlic *is fine*", "часник *можна*")."""
-    stop = _SEGMENT_END.search(text, end)
+    stop = SEGMENT_END.search(text, end)
     found = ALLOWED.search(text, end, stop.start() if stop else len(text))
     if found is None:
         return False
@@ -83,21 +83,3 @@ def eaten_in(
         if not NEGATED_NEAR.search(text, max(0, match.start() - 40), match.start()):
             return match
     return None
-
-
-def part_of(text: str, start: int, end: int) -> tuple[int, int]:
-    """The part of the sentence a thing at text[start:end] stands in: from the last break
-    before it (`_SEGMENT_END`) to the first after it."""
-    before = [m.end() for m in _SEGMENT_END.finditer(text, 0, start)]
-    after = _SEGMENT_END.search(text, end)
-    return (before[-1] if before else 0), (after.start() if after else len(text))
-
-
-def has_own_verb(text: str, start: int, end: int, liking: re.Pattern[str] | None = None) -> bool:
-    """Whether the part of the sentence a thing stands in says the user has it, by a verb
-    of having or (given `liking`) of liking, before or after the thing: "рыбу *ем*",
-    "*ем* курицу и индейку", "рыба *мені подобається*"."""
-    low, high = part_of(text, start, end)
-    return any(
-        eaten_in(text, a, b, liking=liking) is not None for a, b in ((low, start), (end, high))
-    )

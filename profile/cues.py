@@ -224,8 +224,8 @@ def _nearest(
     liking."""
     c_start, c_end = clause_of(sentence, start)
     best: float | None = None
-    low, high = allowance.part_of(sentence, start, end)
-    owned = owned and allowance.has_own_verb(sentence, start, end, LIKE_VERB_AFTER)
+    low, high = clause_of(sentence, start, allowance.SEGMENT_END, end=end) if owned else (0, 0)
+    owned = owned and _has_own_verb(sentence, start, end, low, high)
     for m in before.finditer(sentence, c_start, start):
         if refusal and ONLY.search(sentence, m.end(), start):
             continue
@@ -245,6 +245,16 @@ def _nearest(
             distance = (m.start() - end) * AFTER_WEIGHT
             best = distance if best is None else min(best, distance)
     return best
+
+
+def _has_own_verb(sentence: str, start: int, end: int, low: int, high: int) -> bool:
+    """Whether the part sentence[low:high] a thing at [start:end] stands in says the user
+    has it, by a verb of having or liking before or after the thing: "рыбу *ем*", "*ем*
+    курицу и индейку", "рыба *мені подобається*"."""
+    return any(
+        allowance.eaten_in(sentence, a, b, liking=LIKE_VERB_AFTER) is not None
+        for a, b in ((low, start), (end, high))
+    )
 
 
 def _thing_between(sentence: str, start: int, stop: int) -> bool:

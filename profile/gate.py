@@ -419,7 +419,7 @@ def _part_when(sentence: str, start: int, end: int) -> list[str]:
     так і лишились після тієї поїздки" the trip is another part's, and the move the
     place's. Read only where the sentence has words of living, as the distance is. The
     lemma test is for Russian and Ukrainian (`dwells`); English forms are the pattern's."""
-    low, high = _part_span(sentence, start, end)  # from the name's end: "Trinidad and Tobago"
+    low, high = clause_of(sentence, start, _PART, end=end)
     part = sentence[low:high]
     found = {name for name, pattern in _CUE_CLASSES if name in _PLACE_WHEN and pattern.search(part)}
     if any(dwells(word) for word in _WORD.findall(part)):
@@ -584,21 +584,12 @@ _PART = re.compile(
 people's places, one on each side of "а"."""
 
 
-def _part_span(sentence: str, start: int, end: int) -> tuple[int, int]:
-    """Where the part of the clause around sentence[start:end] begins and ends: from the
-    last `_PART` break before the value to the first after it (read from the value's end,
-    so a break inside a name, "Trinidad and Tobago", cuts nothing)."""
-    before = [m.end() for m in _PART.finditer(sentence, 0, start)]
-    after = _PART.search(sentence, end)
-    return (before[-1] if before else 0), (after.start() if after else len(sentence))
-
-
 def _part_cues(sentence: str, start: int, end: int, words: list[tuple[str, int, int]]) -> list[str]:
     """Who the value's own part of the clause is about: the user ("I", "we"), someone
     else, and the person and tense of its verbs. Russian and Ukrainian drop the subject,
     so "живёт в Торонто" (someone else), "живу" (the user), "переехали" (we, or they) and
     "напиши" (a request) say it through the verb (`morph.verb_form`)."""
-    low, high = _part_span(sentence, start, end)
+    low, high = clause_of(sentence, start, _PART, end=end)
     part = [w for w, s, _ in words if low <= s < high and not _in_value(w, s, start, end)]
     ukrainian = morph.has_ukrainian_letters(sentence)
     found = set()

@@ -189,14 +189,6 @@ def _living(part: str, forms: tuple[str, ...], *, ukrainian: bool) -> bool:
     )
 
 
-def _part_of(sentence: str, start: int) -> tuple[int, int]:
-    """The bounds of the part of the sentence around `start`: from the last comma or
-    "but"/"а" before it to the next one after it."""
-    breaks = [m.end() for m in _PART_BREAK.finditer(sentence, 0, start)]
-    after = _PART_BREAK.search(sentence, start)
-    return (breaks[-1] if breaks else 0), (after.start() if after else len(sentence))
-
-
 def _former_home(sentence: str, start: int) -> bool:
     """Whether the place at `start` is where the user lived once, not now: its part of the
     sentence (up to the place, from the last comma or "but"/"а") says "lived", "жили",
@@ -204,7 +196,7 @@ def _former_home(sentence: str, start: int) -> bool:
     it to now ("now", "still", "since", "have lived", a present verb of living). "back
     when i lived in Oslo" and "в 2016 ми жили в Барселоні" name no zone; "Раньше жил в
     Хабаровске, а теперь в Ульяновске" names Ульяновск's only."""
-    low, high = _part_of(sentence, start)
+    low, high = clause_of(sentence, start, _PART_BREAK)
     part, whole = sentence[low:start], sentence[low:high]
     ukrainian = morph.has_ukrainian_letters(sentence)
     past = bool(_LIVED.search(part)) or _living(part, ("past_sg", "past_pl"), ukrainian=ukrainian)
@@ -228,7 +220,7 @@ def _moved_from(sentence: str, start: int) -> bool:
     moved nowhere."""
     if not _FROM.search(sentence[max(0, start - 6) : start]):
         return False
-    part = sentence[slice(*_part_of(sentence, start))]
+    part = sentence[slice(*clause_of(sentence, start, _PART_BREAK))]
     words = _WORDS.findall(part.lower())
     return any(
         (_MOVED.fullmatch(word) or any(lemma in _MOVING for lemma in morph.lemmas(word)))
@@ -729,11 +721,15 @@ _STOP = re.compile(
 )
 
 
-def clause_of(sentence: str, start: int, cut: re.Pattern[str] = _CUT) -> tuple[int, int]:
+def clause_of(
+    sentence: str, start: int, cut: re.Pattern[str] = _CUT, *, end: int | None = None
+) -> tuple[int, int]:
     """The clause around `start`: from the last break before it to the next after it,
-    a break being `cut` (a sentence's end or "but" unless told otherwise)."""
+    a break being `cut` (a sentence's end or "but" unless told otherwise). Given the
+    `end` of a span at `start`, the next break is looked for from there, so a break
+    inside a name ("Trinidad and Tobago") cuts nothing."""
     before = [m.end() for m in cut.finditer(sentence, 0, start)]
-    after = cut.search(sentence, start)
+    after = cut.search(sentence, start if end is None else end)
     return (before[-1] if before else 0, after.start() if after else len(sentence))
 
 
