@@ -89,6 +89,32 @@ def _names(word: str) -> frozenset[str]:
     return frozenset(_form(name) for name in first_names(word))
 
 
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+NAME_STANDIN = "someone"
+"""What stands for a named speaker in the query that searches by meaning (`unnamed`)."""
+
+
+def unnamed(query: str, asked: set[str], standin: str = NAME_STANDIN) -> str:
+    """`query` with each word naming one of the `asked` speakers replaced by `standin`:
+    the query that searches by meaning. A replayed turn reads "Melanie: …", so her name
+    in the question ("what has Melanie painted?") draws every turn of hers about equally
+    near, and crowds out the ones about painting; the speaker gain
+    (`memory.SPEAKER_WEIGHT`) favours her turns already. A name of anyone else
+    ("when did Marcus propose?") is what the question is about, and stays."""
+
+    def swap(match: re.Match[str]) -> str:
+        said = match.group()
+        word = re.sub(r"['’]s$", "", said)
+        if not word[:1].isupper():
+            return said
+        form = _form(word.split("-")[0])
+        if form in asked or any(same_name(form, speaker) for speaker in asked):
+            return standin + said[len(word) :] if standin else ""
+        return said
+
+    return " ".join(_NAME_WORD.sub(swap, query).split())
+
+
 def asked_about(names: Sequence[str], speakers: set[str]) -> set[str]:
     """The speakers among `speakers` that `names` (`names_in`) name. A name that is a
     speaker's own form names that speaker only: "Александра" is a woman's name and the

@@ -13,7 +13,7 @@ from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import Services, build
 from aniso.tiers import memory as memory_module
-from aniso.tiers.speakers import asked_about, names_in, speaker_of
+from aniso.tiers.speakers import asked_about, names_in, speaker_of, unnamed
 
 
 @pytest.mark.parametrize(
@@ -188,5 +188,81 @@ def test_favouring_one_speaker_drops_no_other_hit(tmp_path: Path) -> None:
         texts = [item.text for item in items]
         assert texts[0].startswith("Anna:"), texts
         assert ROOF[3][1] in texts, texts
+    finally:
+        services.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "standin", "meant"),
+    [
+        ("What has Melanie painted?", {"melanie"}, "someone", "What has someone painted?"),
+        (
+            "What is Melanie's favourite lake?",
+            {"melanie"},
+            "someone",
+            "What is someone's favourite lake?",
+        ),
+        ("What is Melanie's favourite lake?", {"melanie"}, "", "What is favourite lake?"),
+        # Anyone else the question names is what it is about, and stays.
+        (
+            "When did Marcus propose to Anna?",
+            {"anna", "ben"},
+            "someone",
+            "When did Marcus propose to someone?",
+        ),
+        # A name in another case, or a name's lower-case namesake.
+        (
+            "Что Павла рисовал с Анной?",
+            {"павел", "анна"},
+            "someone",
+            "Что someone рисовал с someone?",
+        ),
+        ("Will Mary-Jane come? will she?", {"mary", "will"}, "x", "x x come? will she?"),
+        ("Anna, what did you bake?", {"anna"}, "", ", what did you bake?"),
+    ],
+)
+def test_the_query_by_meaning_leaves_out_the_asked_speakers(
+    question: str, asked: set[str], standin: str, meant: str
+) -> None:
+    assert unnamed(question, asked, standin) == meant
+
+
+@pytest.mark.parametrize(
+    ("share", "turns", "searched"),
+    [
+        (0.5, TURNS, ["What did Anna bake on Sunday?", "What did someone bake on Sunday?"]),
+        (0.0, TURNS, ["What did Anna bake on Sunday?"]),
+        # One voice: the user's own messages name people, and no one is a speaker.
+        (
+            0.5,
+            ["Anna baked a sourdough loaf on Sunday", "Ben only bakes pizza"],
+            ["What did Anna bake on Sunday?"],
+        ),
+    ],
+)
+def test_an_asked_speakers_name_weighs_less_in_the_search_by_meaning(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    share: float,
+    turns: list[str],
+    searched: list[str],
+) -> None:
+    """The question that searches by meaning is mixed with itself without the name of
+    a speaker it asks about, found among the speakers of the turns that share its
+    words; the search by words and the speaker gain still read the name."""
+    monkeypatch.setattr(memory_module, "UNNAMED_SHARE", share)
+    services = build(load_settings({"data_dir": str(tmp_path / "data")}))
+    start = datetime(2024, 5, 5, 19, 0, tzinfo=UTC)
+    embedded: list[str] = []
+    try:
+        for index, text in enumerate(turns):
+            services.memory.store(text, at=start + timedelta(minutes=index), session="s")
+        dense = services.memory.dense
+        embed = dense.embed
+        monkeypatch.setattr(dense, "embed", lambda texts: embedded.extend(texts) or embed(texts))
+        question = "What did Anna bake on Sunday?"
+        items = services.memory.recall(question, now=start + timedelta(days=1)).items
+        assert embedded == searched
+        assert "sourdough" in items[0].text, [i.text for i in items]
     finally:
         services.close()
