@@ -294,7 +294,8 @@ class TieredMemory:
                 self.db, lexical.BLOCKS, query, limit=CANDIDATES // 3
             )
         ]
-        query_vector = self._query_vector(query, episode_hits, packed)
+        excluded = set(exclude_episodes)
+        query_vector = self._query_vector(query, episode_hits, packed, excluded)
         dense_hits = _turn_candidates(self.dense, query_vector)
         fuse_lists = fuse if self.fusion == "scores" else fuse_rrf
         scores = fuse_lists(
@@ -305,7 +306,6 @@ class TieredMemory:
         )
         scores = _evident_archive(scores, lexical_hits, dense_hits)
         scores = self._second_pass(query, scores, {key for key, _ in lexical_hits})
-        excluded = set(exclude_episodes)
         items, archived, restored, asked = self._materialise(scores, query, exclude=excluded)
         items = _lift_neighbours(items, _restored_order(self.db, restored), archived)
         for hit in items if asked else ():
@@ -333,7 +333,11 @@ class TieredMemory:
         return RecallResult(items=deduped, warnings=warnings)
 
     def _query_vector(
-        self, query: str, episode_hits: Sequence[tuple[int, float]], packed: Collection[int]
+        self,
+        query: str,
+        episode_hits: Sequence[tuple[int, float]],
+        packed: Collection[int],
+        exclude: Collection[int],
     ) -> np.ndarray:
         """The vector that searches by meaning. A question about a speaker of a replayed
         conversation ("what has Melanie painted?") is embedded once more without that
@@ -345,7 +349,7 @@ class TieredMemory:
         vector = self.dense.embed([query])[0]
         if UNNAMED_SHARE <= 0:
             return vector
-        unnamed = self._unnamed(query, episode_hits, packed)
+        unnamed = self._unnamed(query, episode_hits, packed, exclude)
         if unnamed == query:
             return vector
         mixed = UNNAMED_SHARE * self.dense.embed([unnamed])[0] + (1 - UNNAMED_SHARE) * vector
@@ -353,20 +357,28 @@ class TieredMemory:
         return mixed / norm if norm > 0 else vector
 
     def _unnamed(
-        self, query: str, episode_hits: Sequence[tuple[int, float]], packed: Collection[int]
+        self,
+        query: str,
+        episode_hits: Sequence[tuple[int, float]],
+        packed: Collection[int],
+        exclude: Collection[int],
     ) -> str:
         """`query` without the names of the speakers it asks about, found among the
-        speakers of the turns that share its words, live or archived, as `_materialise`
-        finds them among its hits; `query` itself when it asks about none."""
+        speakers of the turns that share its words, live (of active blocks, not
+        excluded) or archived; `query` itself when it asks about none. `_materialise`
+        reads the speakers of all the hits, those found by meaning too, so the two can
+        differ where only the search by meaning finds the asked speaker's turns: then
+        this search keeps the name, as before."""
         named = speakers.names_in(query) if SPEAKER_WEIGHT > 0 else []
         if not named:
             return query
-        ids = [number for number, _ in episode_hits]
+        ids = [number for number, _ in episode_hits if number not in exclude]
         live = [
             str(row[0])
             for row in select_in(
                 self.db,
-                "SELECT user_text FROM episodes WHERE id IN ({})",
+                "SELECT e.user_text FROM episodes e JOIN blocks b ON b.id = e.block_id "
+                "WHERE b.status = 'active' AND e.id IN ({})",
                 [number for number in ids if number not in packed],
             )
         ]

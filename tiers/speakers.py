@@ -90,29 +90,38 @@ def _names(word: str) -> frozenset[str]:
 
 
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_POSSESSIVE = re.compile(r"(?:['’]s?)$")
 NAME_STANDIN = "someone"
 """What stands for a named speaker in the query that searches by meaning (`unnamed`)."""
 
 
 def unnamed(query: str, asked: set[str], standin: str = NAME_STANDIN) -> str:
-    """`query` with each word naming one of the `asked` speakers replaced by `standin`:
+    """`query` with each word naming one of the `asked` speakers replaced by `standin`
+    (its possessive kept: "Melanie's", "James'"), or `query` as it is when none does:
     the query that searches by meaning. A replayed turn reads "Melanie: …", so her name
     in the question ("what has Melanie painted?") draws every turn of hers about equally
     near, and crowds out the ones about painting; the speaker gain
     (`memory.SPEAKER_WEIGHT`) favours her turns already. A name of anyone else
-    ("when did Marcus propose?") is what the question is about, and stays."""
+    ("when did Marcus propose?") is what the question is about, and stays; so does a
+    hyphenated name ("Anna-Lena" beside a speaker Anna), which is someone else as often
+    as the speaker. A case form two names share ("Александру" is a form of Александр
+    and of Александра) is read as the speaker's, as `asked_about` reads it."""
+    swapped = False
 
     def swap(match: re.Match[str]) -> str:
+        nonlocal swapped
         said = match.group()
-        word = re.sub(r"['’]s$", "", said)
-        if not word[:1].isupper():
+        word = _POSSESSIVE.sub("", said)
+        if not word[:1].isupper() or "-" in word:
             return said
-        form = _form(word.split("-")[0])
+        form = _form(word)
         if form in asked or any(same_name(form, speaker) for speaker in asked):
+            swapped = True
             return standin + said[len(word) :] if standin else ""
         return said
 
-    return " ".join(_NAME_WORD.sub(swap, query).split())
+    changed = _NAME_WORD.sub(swap, query)
+    return " ".join(changed.split()) if swapped else query
 
 
 def asked_about(names: Sequence[str], speakers: set[str]) -> set[str]:
