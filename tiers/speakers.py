@@ -97,15 +97,20 @@ NAME_STANDIN = "someone"
 
 def unnamed(query: str, asked: set[str], standin: str = NAME_STANDIN) -> str:
     """`query` with each word naming one of the `asked` speakers replaced by `standin`
-    (its possessive kept: "Melanie's", "James'"), or `query` as it is when none does:
-    the query that searches by meaning. A replayed turn reads "Melanie: …", so her name
-    in the question ("what has Melanie painted?") draws every turn of hers about equally
-    near, and crowds out the ones about painting; the speaker gain
-    (`memory.SPEAKER_WEIGHT`) favours her turns already. A name of anyone else
-    ("when did Marcus propose?") is what the question is about, and stays; so does a
-    hyphenated name ("Anna-Lena" beside a speaker Anna), which is someone else as often
-    as the speaker. A case form two names share ("Александру" is a form of Александр
-    and of Александра) is read as the speaker's, as `asked_about` reads it."""
+    (its possessive kept: "someone's"), or `query` as it is when none does: the query
+    that searches by meaning. A replayed turn reads "Melanie: …", so her name in the
+    question ("what has Melanie painted?") draws every turn of hers about equally near,
+    and crowds out the ones about painting; the speaker gain (`memory.SPEAKER_WEIGHT`)
+    favours her turns already.
+
+    A name of anyone else ("when did Marcus propose?") is what the question is about,
+    and stays. So does a hyphenated name ("Anna-Lena" beside a speaker Anna), which is
+    someone else as often as the speaker; `speaker_of` keeps only the first part of a
+    hyphenated speaker's name, so "Mary-Jane" herself stays too (and gains as a speaker
+    all the same). A case form two names share ("Александру" is a form of Александр and
+    of Александра) is read as the speaker's, as `asked_about` reads it. The stand-in is
+    English whatever the question's language: the embedder reads English only, and a
+    Cyrillic question leans on its words (`memory.LEXICAL_WEIGHT_UNREAD`)."""
     swapped = False
 
     def swap(match: re.Match[str]) -> str:
