@@ -151,24 +151,7 @@ AVOID_AFTER = _cue(
     r"|обмежу\w*|исключил\w*|виключил\w*|(?:больше\s+|більше\s+)?не\s+предлагай\w*"
     r"|(?:більше\s+)?не\s+пропонуй\w*|не\s+советуй|не\s+радь|по\s+минимуму|по\s+мінімуму"
 )
-_DAYS_EN = r"mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?"
-HABIT = (
-    rf"(?:every\s+(?:single\s+)?|on\s+)(?:{_DAYS_EN}|mornings?|evenings?|nights?)"
-    r"|(?:\d+|one|two|three|four|five|six|seven|once|twice)\s*(?:x|times?|days?|nights?|evenings?"
-    r"|mornings?)\s+(?:a|per|in\s+a|in|each)\s+week|weekdays|weeknights"
-    r"|по\s+(?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям|выходным"
-    r"|будням|утрам|вечерам|понеділках|вівторках|середах|четвергах|п['ʼ’]ятницях|суботах|неділях"
-    r"|вихідних|буднях|ранках|вечорах)"
-    r"|(?:\d+|один|два|три|четыре|пять|шесть|чотири|п['ʼ’]ять|шість)\s+(?:раза?|рази?|дн(?:я|ей|і|ів))"
-    r"\s+(?:в|на)\s+(?:неделю|тиждень)"
-    r"|кажд(?:ый|ое|ую|ые)\s+(?:день|утро|вечер|выходные|субботу|воскресенье|неделю)"
-    r"|кожн(?:ого|ої|ий|у|і)\s+(?:дня|день|ранку|вечора|вихідні|суботи|суботу|неділі|неділю|тижня)"
-)
-"""A time that recurs ("every saturday", "5x a week", "по средам", "тричі на тиждень" as
-"3 рази на тиждень"): an activity done on a schedule is one the user keeps up, whether
-the time comes before it ("по средам у меня бокс") or after ("crossfit 5x a week")."""
 INTEREST = _cue(
-    rf"{HABIT}|"
     r"joined|picked\s+up|started|doing|back\s+to|took\s+up|into|hooked|записал\w*\s+на"
     r"|взял\w*\s+за|занял\w*|почав|почала|гоняю\s+в|болею\s+за|вболіваю\s+за|подсел\w*"
     r"|підсів|підсіла|ходжу\s+на|хожу\s+в|ходжу\s+в|i\s+(?:also\s+|still\s+|mostly\s+)?"
@@ -178,10 +161,9 @@ INTEREST = _cue(
 """A cue that the user does an activity ("joined crossfit", "i knit", "записалась на
 гончарку"); only for interests."""
 INTEREST_AFTER = _cue(
-    rf"{HABIT}|"
     r"(?:is|are)\s+(?:my\s+(?:thing|things|jam|life|passion)|back\s+on)|continues|still\s+yes"
     r"|every\s+(?:day|morning|evening|weekend)|каждый\s+день|каждое\s+утро|щодня|щоранку"
-    r"|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
+    r"|по\s+выходным|по\s+вихідних|— це моє|это\s+вс[её]\s+про\s+меня|мо[ёи]\s+\w+\s+увлечени\w*"
     rf"|(?:big\s+|huge\s+|massive\s+)?fan|{_DOING}|продолжаю|продовжую|болею|вболіваю"
     r"|classes|class|lessons|practice|sessions|training|league|team|club"
 )

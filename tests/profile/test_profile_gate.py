@@ -57,8 +57,7 @@ def test_a_day_named_for_one_event_reads_as_once() -> None:
     for text in ("remind me tomorrow at 7:30 to take the bins out", "напомни завтра в 9 утра"):
         found = [c for c in candidates(text) if c.op.field == "schedule"]
         assert found and all("c:once" in c.features(0.5) for c in found)
-    text = "remind me about workouts only on weekends"
-    (weekly,) = [c for c in candidates(text) if c.op.field == "schedule"]
+    (weekly,) = [c for c in candidates("remind me about workouts only on weekends")]
     assert "c:once" not in weekly.features(0.5)
 
 

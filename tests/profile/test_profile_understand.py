@@ -1139,36 +1139,6 @@ def test_what_the_user_plays_or_takes_classes_in_is_an_interest(
     assert interests <= found
 
 
-@pytest.mark.parametrize(
-    ("text", "interest"),
-    [
-        ("yo its tyler, houston TX. keto, crossfit 5x a week. answer fast and short", "crossfit"),
-        ("gym at 6am weekdays so mornings are out", "gym"),
-        ("stopped running after the race. swimming 3x a week now instead", "swimming"),
-        ("по понедельникам у меня кикбоксинг, по четвергам свободна", "kickboxing"),
-        ("по средам и пятницам вечером у меня бокс", "boxing"),
-        ("по суботах у мене теніс з колегами", "tennis"),
-        ("кожної неділі басейн, без варіантів", "swimming"),
-    ],
-)
-def test_an_activity_kept_on_a_schedule_is_an_interest(text: str, interest: str) -> None:
-    """A time that recurs before or after an activity ("5x a week", "по средам") says the
-    user keeps it up, with no verb of liking (`cues.HABIT`)."""
-    assert ("add", "interests", interest) in values(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "my son has football every saturday",
-        "i take my daughter to swimming on tuesdays",
-        "у сына по средам бокс, куда его потом кормить вести?",
-    ],
-)
-def test_someone_elses_schedule_is_no_interest(text: str) -> None:
-    assert not [op for op in values(text) if op[1] == "interests"]
-
-
 @pytest.mark.parametrize("text", ["i play with my kids on weekends", "i play it safe with money"])
 def test_playing_with_someone_or_safe_is_no_interest(text: str) -> None:
     assert not [op for op in candidate_ops(text) if op[1] == "interests"]
