@@ -97,11 +97,8 @@ NAME_STANDIN = "someone"
 
 def unnamed(query: str, asked: set[str], standin: str = NAME_STANDIN) -> str:
     """`query` with each word naming one of the `asked` speakers replaced by `standin`
-    (its possessive kept: "someone's"), or `query` as it is when none does: the query
-    that searches by meaning. A replayed turn reads "Melanie: …", so her name in the
-    question ("what has Melanie painted?") draws every turn of hers about equally near,
-    and crowds out the ones about painting; the speaker gain (`memory.SPEAKER_WEIGHT`)
-    favours her turns already.
+    (its possessive kept: "someone's"), or `query` as it is when none does: what the
+    search by meaning mixes in (`memory.TieredMemory._query_vector` says why).
 
     A name of anyone else ("when did Marcus propose?") is what the question is about,
     and stays. So does a hyphenated name ("Anna-Lena" beside a speaker Anna), which is

@@ -211,7 +211,7 @@ def test_favouring_one_speaker_drops_no_other_hit(tmp_path: Path) -> None:
             "someone",
             "When did Marcus propose to someone?",
         ),
-        # A name in another case, or a name's lower-case namesake.
+        # A name in another case.
         (
             "Что Павла рисовал с Анной?",
             {"павел", "анна"},
