@@ -1139,6 +1139,21 @@ def test_what_the_user_plays_or_takes_classes_in_is_an_interest(
     assert interests <= found
 
 
+@pytest.mark.parametrize(
+    ("text", "not_meant"),
+    [
+        ("I like to keep busy", "startups"),
+        ("im a busy nurse and i enjoy easy dinners", "startups"),
+        ("i love the pool at our gym", "billiards"),
+    ],
+)
+def test_a_word_that_shares_a_stem_with_a_term_is_not_that_term(text: str, not_meant: str) -> None:
+    """Snowball stems "busy" as it stems "business", and the lexicon matches by stem; a
+    pool is a swimming pool more often than a game. Neither word names its term any
+    more (no labelled message meant it)."""
+    assert not [op for op in values(text) if op[2] == not_meant]
+
+
 @pytest.mark.parametrize("text", ["i play with my kids on weekends", "i play it safe with money"])
 def test_playing_with_someone_or_safe_is_no_interest(text: str) -> None:
     assert not [op for op in candidate_ops(text) if op[1] == "interests"]
