@@ -260,8 +260,10 @@ def _mentions(text: str) -> tuple[Mention, ...]:
             by_stem = term is None
             if by_stem:
                 term = index.get(tuple(w[0] for w in words[position : position + size]))
+            said = text[words[position][1] : words[position][2]] if size == 1 else ""
+            if term is not None and by_stem and said and _english_stem_misleads(said, term):
+                term = None
             if term is not None and cyrillic and size == 1:
-                said = text[words[position][1] : words[position][2]]
                 if (by_stem and _stem_misleads(said, term)) or _ukrainian_misleads(said, term):
                     term = None
                 elif _listed_either(said, term):  # worth reading the sentence's language
@@ -301,6 +303,41 @@ def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]
         russian = totals[(sentence, "ru")] - (vote == "ru")
         around.append(None if ukrainian == russian else "uk" if ukrainian > russian else "ru")
     return around
+
+
+def _english_forms(word: str) -> frozenset[str]:
+    """`word` and its regular English inflections: plural and possessive, past, "-ing"
+    and "-er", with a final "y" or "e" or a doubled consonant as spelling wants."""
+    forms = {word, word + "s", word + "es", word + "'s", word + "ed", word + "d"}
+    forms |= {word + "ing", word + "er", word + "ers"}
+    if word.endswith("y"):
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if word.endswith("e"):
+        forms |= {word[:-1] + "ing", word[:-1] + "er"}
+    if len(word) > 2 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou":
+        forms |= {word + word[-1] + ending for ending in ("ing", "ed", "er")}
+    return frozenset(forms)
+
+
+def _english_stem_misleads(word: str, term: Term) -> bool:
+    """A one-word English stem match that is no form of the term's words: Snowball
+    stems "busy" as "business", "animals" as "anime", "physical" as "physics" and
+    "natural" as "nature". The English analogue of `_stem_misleads`, with no dictionary
+    in the stack to ask: a match stands when the word said and one of the term's words
+    are regular inflections of one another ("parties" and "party", "run" and
+    "running"). A sense it cannot tell ("a bowl of ramen" and bowling, "smoked salmon"
+    and smoking, both listed as "smoke") stays."""
+    said = normalise_word(word)
+    if _CYRILLIC.search(said) or not said.isalpha():
+        return False
+    said_forms = _english_forms(said)
+    for listed in term.words:
+        listed = normalise_word(listed)
+        if " " in listed or _CYRILLIC.search(listed):
+            continue
+        if listed in said_forms or said in _english_forms(listed):
+            return False
+    return True
 
 
 def _stem_misleads(word: str, term: Term) -> bool:
