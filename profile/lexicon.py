@@ -305,18 +305,32 @@ def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]
     return around
 
 
-def _english_forms(word: str) -> frozenset[str]:
-    """`word` and its regular English inflections: plural and possessive, past, "-ing"
-    and "-er", with a final "y" or "e" or a doubled consonant as spelling wants."""
-    forms = {word, word + "s", word + "es", word + "'s", word + "ed", word + "d"}
-    forms |= {word + "ing", word + "er", word + "ers"}
-    if word.endswith("y"):
-        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
-    if word.endswith("e"):
-        forms |= {word[:-1] + "ing", word[:-1] + "er"}
-    if len(word) > 2 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou":
-        forms |= {word + word[-1] + ending for ending in ("ing", "ed", "er")}
-    return frozenset(forms)
+_INFLECTIONS = ("ies", "ied", "ing", "ers", "es", "ed", "er", "s", "d")
+"""English inflectional endings, longest first: a plural, a past, "-ing", "-er"."""
+
+
+def _english_bases(word: str) -> frozenset[str]:
+    """The bases `word` can be an inflection of: itself, and itself without an ending
+    of `_INFLECTIONS`, with the spelling undone ("parties" party, "dancing" dance,
+    "running" run). A possessive is only that: "oliver's" is oliver, not olive. No
+    derivational ending goes ("-ness", "-al", "-ical", "-ful"): those make other words."""
+    if word.endswith(("'s", "’s", "ʼs")):
+        return frozenset({normalise_word(word[:-2])})
+    word = normalise_word(word)
+    bases = {word}
+    for ending in _INFLECTIONS:
+        base = word[: -len(ending)]
+        if not word.endswith(ending) or len(base) < 3:
+            continue
+        if ending in ("ies", "ied"):
+            bases.add(base + "y")
+            continue
+        bases.add(base)
+        if ending in ("ing", "ed", "er", "ers"):
+            bases.add(base + "e")
+            if base[-1] == base[-2] and base[-1] not in "aeiouls":
+                bases.add(base[:-1])
+    return frozenset(bases)
 
 
 def _english_stem_misleads(word: str, term: Term) -> bool:
@@ -324,18 +338,16 @@ def _english_stem_misleads(word: str, term: Term) -> bool:
     stems "busy" as "business", "animals" as "anime", "physical" as "physics" and
     "natural" as "nature". The English analogue of `_stem_misleads`, with no dictionary
     in the stack to ask: a match stands when the word said and one of the term's words
-    are regular inflections of one another ("parties" and "party", "run" and
-    "running"). A sense it cannot tell ("a bowl of ramen" and bowling, "smoked salmon"
-    and smoking, both listed as "smoke") stays."""
-    said = normalise_word(word)
-    if _CYRILLIC.search(said) or not said.isalpha():
+    can be inflections of one base (`_english_bases`: "parties" and "party", "sailed"
+    and "sailing", "kayaker" and "kayaking"). A sense it cannot tell ("a bowl of ramen"
+    and bowling, "smoked salmon" and smoking, which lists "smoke") stays."""
+    if _CYRILLIC.search(word) or not normalise_word(word).isalpha():
         return False
-    said_forms = _english_forms(said)
+    said = _english_bases(word)
     for listed in term.words:
-        listed = normalise_word(listed)
         if " " in listed or _CYRILLIC.search(listed):
             continue
-        if listed in said_forms or said in _english_forms(listed):
+        if said & _english_bases(listed.lower()):
             return False
     return True
 
