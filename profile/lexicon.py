@@ -305,31 +305,41 @@ def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]
     return around
 
 
-_INFLECTIONS = ("ies", "ied", "ing", "ers", "es", "ed", "er", "s", "d")
-"""English inflectional endings, longest first: a plural, a past, "-ing", "-er"."""
+def _english_forms(word: str) -> frozenset[str]:
+    """`word` and its regular English inflections: plural and possessive, past, "-ing"
+    and "-er", with a final "y" or "e" or a doubled consonant as spelling wants."""
+    forms = {word, word + "s", word + "es", word + "ed", word + "d"}
+    forms |= {word + "ing", word + "er", word + "ers"}
+    if word.endswith("y"):
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if word.endswith("e"):
+        forms |= {word[:-1] + "ing", word[:-1] + "er"}
+    if len(word) > 2 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou":
+        forms |= {word + word[-1] + ending for ending in ("ing", "ed", "er")}
+    return frozenset(forms)
 
 
-def _english_bases(word: str) -> frozenset[str]:
-    """The bases `word` can be an inflection of: itself, and itself without an ending
-    of `_INFLECTIONS`, with the spelling undone ("parties" party, "dancing" dance,
-    "running" run). A possessive is only that: "oliver's" is oliver, not olive. No
-    derivational ending goes ("-ness", "-al", "-ical", "-ful"): those make other words."""
-    if word.endswith(("'s", "’s", "ʼs")):
-        return frozenset({normalise_word(word[:-2])})
-    word = normalise_word(word)
-    bases = {word}
-    for ending in _INFLECTIONS:
+_VERB_ENDINGS = ("ied", "ing", "ers", "ed", "er")
+"""The endings of a verb's forms: "sailed", "sailing", "sailer", "kayakers"."""
+
+
+def _verb_bases(word: str) -> frozenset[str]:
+    """The verbs `word` can be a form of by a verb's ending, spelling undone ("danced"
+    dance, "running" run, "tried" try); empty for a word with no such ending. Two words
+    that are forms of one verb this way name one activity ("sailed", "sailing"); a
+    plural is left out, since a noun's plural and a verb's past name different things
+    ("rolls" and "rolled", "fries" and "fried")."""
+    bases: set[str] = set()
+    for ending in _VERB_ENDINGS:
         base = word[: -len(ending)]
-        if not word.endswith(ending) or len(base) < 3:
+        if not word.endswith(ending) or len(base) < 2:
             continue
-        if ending in ("ies", "ied"):
+        if ending == "ied":
             bases.add(base + "y")
             continue
-        bases.add(base)
-        if ending in ("ing", "ed", "er", "ers"):
-            bases.add(base + "e")
-            if base[-1] == base[-2] and base[-1] not in "aeiouls":
-                bases.add(base[:-1])
+        bases |= {base, base + "e"}
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+            bases.add(base[:-1])
     return frozenset(bases)
 
 
@@ -338,16 +348,27 @@ def _english_stem_misleads(word: str, term: Term) -> bool:
     stems "busy" as "business", "animals" as "anime", "physical" as "physics" and
     "natural" as "nature". The English analogue of `_stem_misleads`, with no dictionary
     in the stack to ask: a match stands when the word said and one of the term's words
-    can be inflections of one base (`_english_bases`: "parties" and "party", "sailed"
-    and "sailing", "kayaker" and "kayaking"). A sense it cannot tell ("a bowl of ramen"
-    and bowling, "smoked salmon" and smoking, which lists "smoke") stays."""
-    if _CYRILLIC.search(word) or not normalise_word(word).isalpha():
+    are regular inflections of one another (`_english_forms`: "parties" and "party",
+    "run" and "running"), or forms of one verb (`_verb_bases`: "sailed" and "sailing",
+    "kayaker" and "kayaking"). A possessive is only that ("Oliver's" is no olives). A
+    sense it cannot tell ("a bowl of ramen" and bowling, "smoked salmon" and smoking,
+    which lists "smoke") stays."""
+    said = word.lower()
+    possessive = said.endswith(("'s", "’s", "ʼs"))
+    said = normalise_word(said[:-2] if possessive else said)
+    if _CYRILLIC.search(said) or not said.isalpha():
         return False
-    said = _english_bases(word)
+    said_forms, said_verbs = _english_forms(said), _verb_bases(said)
     for listed in term.words:
+        listed = normalise_word(listed)
         if " " in listed or _CYRILLIC.search(listed):
             continue
-        if said & _english_bases(listed.lower()):
+        if possessive:  # a noun's own form, or a name's: "the cat's", "Oliver's"
+            if listed in (said, said + "s", said + "es"):
+                return False
+        elif listed in said_forms or said in _english_forms(listed):
+            return False
+        elif said_verbs & _verb_bases(listed):
             return False
     return True
 
