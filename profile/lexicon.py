@@ -306,8 +306,9 @@ def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]
 
 
 def _english_forms(word: str) -> frozenset[str]:
-    """`word` and its regular English inflections: plural and possessive, past, "-ing"
-    and "-er", with a final "y" or "e" or a doubled consonant as spelling wants."""
+    """`word` and its regular English inflections: plural, past, "-ing" and "-er", with
+    a final "y" or "e" or a doubled consonant as spelling wants. Apostrophes are gone
+    by now (`normalise_word`); `_english_stem_misleads` reads a possessive itself."""
     forms = {word, word + "s", word + "es", word + "ed", word + "d"}
     forms |= {word + "ing", word + "er", word + "ers"}
     if word.endswith("y"):
