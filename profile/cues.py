@@ -37,8 +37,9 @@ _DOING = r"увлекаюсь|захоплююсь|захоплююся|зани
 ("играю в шахматы", `LIKE`) and after it ("в шахматы играю", `INTEREST_AFTER`)."""
 LIKE = _cue(
     r"love\w*|like|likes|enjoy\w*|into|fan\s+of|fav|favs|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
-    r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
+    r"|hobby|hobbies|interests|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
     rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
+    r"|интересы|інтереси|увлечения|захоплення"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
     r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
@@ -323,8 +324,7 @@ def items(sentence: str) -> list[Proposal]:
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
         elif mention.term.kind == "interest" and (
-            morph.is_first_person_verb(said_of(sentence, mention))
-            or _I_DO.search(sentence, 0, mention.start)
+            said_as_own_verb(said_of(sentence, mention)) or _I_DO.search(sentence, 0, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -332,6 +332,13 @@ def items(sentence: str) -> list[Proposal]:
 
 def said_of(sentence: str, mention: lexicon.Mention) -> str:
     return sentence[mention.start : mention.end]
+
+
+def said_as_own_verb(said: str) -> bool:
+    """Whether a thing is named by the user's own verb: "вяжу", "вяжу крючком" (the
+    verb opens the phrase the lexicon lists), "рыбачу"."""
+    first = said.split()[0] if said.strip() else ""
+    return morph.is_first_person_verb(first.lower())
 
 
 def _liked_after(sentence: str, end: int) -> bool:

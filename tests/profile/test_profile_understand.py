@@ -456,6 +456,12 @@ def test_a_diet_word_is_not_a_name() -> None:
         ("снова ем мясо", ("set", "diet", "omnivore")),
         ("stop using tables please", ("remove", "format", "tables")),
         ("по вечерам вяжу, это мой антистресс", ("add", "interests", "knitting")),
+        # The user's verb opens the phrase the lexicon lists.
+        ("вяжу крючком, в основном пледы и игрушки внукам", ("add", "interests", "crochet")),
+        # A labelled list of what the user is into.
+        ("я костя, 27. интересы: горы, походы с палаткой", ("add", "interests", "hiking")),
+        ("мої інтереси: шахи, фото", ("add", "interests", "chess")),
+        ("interests: chess, board games", ("add", "interests", "board games")),
     ],
 )
 def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, str]) -> None:
