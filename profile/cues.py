@@ -37,9 +37,8 @@ _DOING = r"увлекаюсь|захоплююсь|захоплююся|зани
 ("играю в шахматы", `LIKE`) and after it ("в шахматы играю", `INTEREST_AFTER`)."""
 LIKE = _cue(
     r"love\w*|like|likes|enjoy\w*|into|fan\s+of|fav|favs|big\s+\w+\s+fan|obsessed(?:\s+with)?|passionate"
-    r"|hobby|hobbies|interests|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
+    r"|hobby|hobbies|adore|i\s+(?:do|play|practi[cs]e|go)|crazy\s+about|favou?rite|weakness"
     rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
-    r"|интересы|інтереси|увлечения|захоплення"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
     r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
@@ -323,8 +322,14 @@ def items(sentence: str) -> list[Proposal]:
             found.append(
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
-        elif mention.term.kind == "interest" and (
-            said_as_own_verb(said_of(sentence, mention)) or _I_DO.search(sentence, 0, mention.start)
+        elif (
+            mention.term.kind == "interest"
+            and not negated
+            and (
+                said_as_own_verb(said_of(sentence, mention))
+                or _I_DO.search(sentence, 0, mention.start)
+                or _labelled(sentence, mention.start)
+            )
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -336,9 +341,36 @@ def said_of(sentence: str, mention: lexicon.Mention) -> str:
 
 def said_as_own_verb(said: str) -> bool:
     """Whether a thing is named by the user's own verb: "вяжу", "вяжу крючком" (the
-    verb opens the phrase the lexicon lists), "рыбачу"."""
-    first = said.split()[0] if said.strip() else ""
-    return morph.is_first_person_verb(first.lower())
+    verb opens the phrase the lexicon lists), "рыбачу". Not a word either dictionary
+    reads first as an adjective: the Russian guesser makes a verb of a Ukrainian
+    adjective ("класичну музику" as "класичнуть")."""
+    first = said.split()[0].lower() if said.strip() else ""
+    return morph.is_first_person_verb(first) and not any(
+        reading[morph.POS] in _ADJECTIVE
+        for language in ("ru", "uk")
+        for reading in morph.readings(language, first)[:1]
+    )
+
+
+_ADJECTIVE = frozenset({"ADJF", "ADJS", "PRTF", "PRTS"})
+LABEL = re.compile(
+    r"(?:^|[.!?;(]\s*|(?<![\w-])(?:my|мои|мої|у\s+меня|у\s+мене)\s+)"
+    r"(?:interests|hobbies|интересы|інтереси|увлечения|захоплення|хобби|хобі)\s*(?::|\s[—–-])",
+    re.IGNORECASE,
+)
+"""A list the user labels as their interests: "интересы: горы, походы", "мої інтереси —
+шахи", "hobbies: chess". The label opens the sentence or follows "my", and a colon or a
+dash follows it at once, so "интересы сына: футбол" and "conflict of interests" are no
+label of the user's."""
+
+
+def _labelled(sentence: str, start: int) -> bool:
+    """Whether a thing at `start` stands in a list the user labels as their interests:
+    after `LABEL` in the same sentence, with no sentence end between."""
+    return any(
+        m.end() <= start and not re.search(r"[.!?;]", sentence[m.end() : start])
+        for m in LABEL.finditer(sentence, 0, start)
+    )
 
 
 def _liked_after(sentence: str, end: int) -> bool:

@@ -469,6 +469,25 @@ def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, st
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "интересы сына: футбол и шахматы",
+        "её интересы — йога и рисование",
+        "the kids' interests: football and drawing",
+        "захоплення міста, потім шахи",
+        "не вяжу крючком, руки не те",
+        "не катаюсь на лошадях, боюсь",
+        "увімкни класичну музику",
+    ],
+)
+def test_no_interest_from_someone_elses_label_a_negation_or_an_adjective(text: str) -> None:
+    """A label is the user's only where it opens the sentence or follows "my"; a verb the
+    user denies is no activity; a Ukrainian adjective the Russian guesser reads as a verb
+    ("класичну" as "класичнуть") is no verb of the user's."""
+    assert not [c for c in candidates(text) if (c.op.kind, c.op.field) == ("add", "interests")]
+
+
+@pytest.mark.parametrize(
     ("text", "code"),
     [
         ("english again please, practising for my ielts", "en"),
