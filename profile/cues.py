@@ -322,14 +322,10 @@ def items(sentence: str) -> list[Proposal]:
             found.append(
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
-        elif (
-            mention.term.kind == "interest"
-            and not negated
-            and (
-                said_as_own_verb(said_of(sentence, mention))
-                or _I_DO.search(sentence, 0, mention.start)
-                or _labelled(sentence, mention.start)
-            )
+        elif mention.term.kind == "interest" and (
+            (said_as_own_verb(said_of(sentence, mention)) and not _DENIED.search(before))
+            or (_I_DO.search(sentence, 0, mention.start) and not negated)
+            or _labelled(sentence, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -341,36 +337,44 @@ def said_of(sentence: str, mention: lexicon.Mention) -> str:
 
 def said_as_own_verb(said: str) -> bool:
     """Whether a thing is named by the user's own verb: "вяжу", "вяжу крючком" (the
-    verb opens the phrase the lexicon lists), "рыбачу". Not a word either dictionary
-    reads first as an adjective: the Russian guesser makes a verb of a Ukrainian
-    adjective ("класичну музику" as "класичнуть")."""
+    verb opens the phrase the lexicon lists), "рыбачу", "шию". Read by either
+    dictionary's known words (`morph.verb_form`), not by the Russian guesser, which
+    makes verbs of Ukrainian words ("лазню" as "лазнить", "класичну" as "класичнуть");
+    and not a word either dictionary reads first as an adjective."""
     first = said.split()[0].lower() if said.strip() else ""
-    return morph.is_first_person_verb(first) and not any(
+    if not first or any(
         reading[morph.POS] in _ADJECTIVE
         for language in ("ru", "uk")
         for reading in morph.readings(language, first)[:1]
-    )
+    ):
+        return False
+    return "v1" in (morph.verb_form(first), morph.verb_form(first, ukrainian=True))
 
 
 _ADJECTIVE = frozenset({"ADJF", "ADJS", "PRTF", "PRTS"})
+_DENIED = re.compile(r"(?<![\w-])(?:не|ні|not|never|don'?t|dont)\s+$", re.IGNORECASE)
+"""A negation right before the user's own verb ("не вяжу"): a "не" further back is
+another phrase's ("ни дня не пропускаю, бегаю")."""
 LABEL = re.compile(
-    r"(?:^|[.!?;(]\s*|(?<![\w-])(?:my|мои|мої|у\s+меня|у\s+мене)\s+)"
+    r"(?<![\w-])(?:my|мои|мої|у\s+меня|у\s+мене)\s+"
     r"(?:interests|hobbies|интересы|інтереси|увлечения|захоплення|хобби|хобі)\s*(?::|\s[—–-])",
     re.IGNORECASE,
 )
-"""A list the user labels as their interests: "интересы: горы, походы", "мої інтереси —
-шахи", "hobbies: chess". The label opens the sentence or follows "my", and a colon or a
-dash follows it at once, so "интересы сына: футбол" and "conflict of interests" are no
-label of the user's."""
+"""A list the user labels as their own interests: "мои интересы: горы, походы", "мої
+інтереси — шахи", "my hobbies: chess". "My" is required: a bare "интересы:" as often
+heads a friend's or a character's profile ("ищу подарок другу. интересы: рыбалка")."""
+_LIST_SEPARATOR = re.compile(r",|/|&|\s(?:and|и|й|і|та)\s", re.IGNORECASE)
 
 
 def _labelled(sentence: str, start: int) -> bool:
-    """Whether a thing at `start` stands in a list the user labels as their interests:
-    after `LABEL` in the same sentence, with no sentence end between."""
-    return any(
-        m.end() <= start and not re.search(r"[.!?;]", sentence[m.end() : start])
-        for m in LABEL.finditer(sentence, 0, start)
-    )
+    """Whether a thing at `start` is an item of a list the user labels as their interests
+    (`LABEL`): in the same sentence, and opening its item of the list, so "мои интересы:
+    мечтаю научиться серфингу" and "my hobbies: none, my son plays chess" name none."""
+    for m in LABEL.finditer(sentence, 0, start):
+        between = sentence[m.end() : start]
+        if not re.search(r"[.!?;]", between) and not _LIST_SEPARATOR.split(between)[-1].strip():
+            return True
+    return False
 
 
 def _liked_after(sentence: str, end: int) -> bool:

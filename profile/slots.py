@@ -888,10 +888,25 @@ standing note about how to write, whatever the rest of the sentence asks for."""
 def _imperative(sentence: str) -> re.Match[str] | None:
     """The first word of the sentence that orders the assistant: a Russian or Ukrainian
     verb in the imperative (pymorphy3), or an English clause that opens with one."""
+    ukrainian = morph.has_ukrainian_letters(sentence)
     for m in re.finditer(r"[\w'ʼ-]+", sentence):
-        if morph.is_cyrillic(m.group()) and morph.is_imperative(m.group()):
+        if morph.is_cyrillic(m.group()) and (
+            morph.is_imperative(m.group()) or (ukrainian and _ukrainian_order(m.group()))
+        ):
             return m
     return _EN_IMPERATIVE.search(sentence.strip())
+
+
+def _ukrainian_order(word: str) -> bool:
+    """Whether a word of a Ukrainian sentence is an order by the Ukrainian dictionary,
+    where the Russian one, which reads a word with no Ukrainian letter first, does not
+    say so ("рахуй" is a Russian slang noun). Only a word every Ukrainian reading of
+    which is an imperative: that dictionary does not rank its readings, and "три"
+    (three), "став" (became) and "склади" (warehouses) have an imperative among them."""
+    if morph.has_ukrainian_letters(word):
+        return False  # read by the Ukrainian dictionary first already
+    found = morph.readings("uk", word.lower())
+    return bool(found) and all("impr" in reading[morph.TAG] for reading in found)
 
 
 _EN_CONDITION = re.compile(

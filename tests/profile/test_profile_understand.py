@@ -459,9 +459,14 @@ def test_a_diet_word_is_not_a_name() -> None:
         # The user's verb opens the phrase the lexicon lists.
         ("вяжу крючком, в основном пледы и игрушки внукам", ("add", "interests", "crochet")),
         # A labelled list of what the user is into.
-        ("я костя, 27. интересы: горы, походы с палаткой", ("add", "interests", "hiking")),
+        ("я костя, 27. мои интересы: горы, походы с палаткой", ("add", "interests", "hiking")),
         ("мої інтереси: шахи, фото", ("add", "interests", "chess")),
-        ("interests: chess, board games", ("add", "interests", "board games")),
+        ("my interests: chess, board games", ("add", "interests", "board games")),
+        # The user's own verb, read by the dictionary of its language; a negation of
+        # another phrase does not reach it.
+        ("шию одяг для себе", ("add", "interests", "sewing")),
+        ("ни дня не пропускаю, бегаю", ("add", "interests", "running")),
+        ("не бегаю, а плаваю", ("add", "interests", "swimming")),
     ],
 )
 def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, str]) -> None:
@@ -472,6 +477,10 @@ def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, st
     "text",
     [
         "интересы сына: футбол и шахматы",
+        "ищу подарок другу. интересы: рыбалка, футбол",
+        "мои интересы: мечтаю научиться серфингу",
+        "my interests: none, my son plays chess",
+        "забронюй лазню на суботу",
         "её интересы — йога и рисование",
         "the kids' interests: football and drawing",
         "захоплення міста, потім шахи",
@@ -481,9 +490,10 @@ def test_reversals_and_activities_are_proposed(text: str, op: tuple[str, str, st
     ],
 )
 def test_no_interest_from_someone_elses_label_a_negation_or_an_adjective(text: str) -> None:
-    """A label is the user's only where it opens the sentence or follows "my"; a verb the
-    user denies is no activity; a Ukrainian adjective the Russian guesser reads as a verb
-    ("класичну" as "класичнуть") is no verb of the user's."""
+    """A label is the user's only after "my", and names only the items that open its
+    list; a verb the user denies is no activity; a Ukrainian word the Russian guesser
+    reads as a verb ("класичну" as "класичнуть", "лазню" as "лазнить") is no verb of
+    the user's."""
     assert not [c for c in candidates(text) if (c.op.kind, c.op.field) == ("add", "interests")]
 
 
@@ -1477,6 +1487,10 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         # the word of the occasion is about something else
         ("когда даёшь рецепты, пиши калории, сейчас я на диете", True),
         ("коли радиш поїздки, враховуй, що в мене зараз немає машини", True),
+        # a Ukrainian order with no Ukrainian letter, which Russian reads as a noun
+        ("коли порівнюєш ціни в магазинах, рахуй разом з доставкою", True),
+        # a Ukrainian word with an imperative among other readings is no order
+        ("коли порівнюєш ціни, три склади я вже бачила", False),
     ],
 )
 def test_a_standing_order_is_imperfective_beside_a_task_done_again(
