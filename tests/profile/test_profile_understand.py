@@ -1435,6 +1435,14 @@ def test_keeping_it_short_or_quiet_is_no_budget() -> None:
         ("quick one - for podcast recs: tell me if there are transcripts", True),
         ("for email drafts to Олег, leave the subject line empty", True),
         ("for recipes, use grams from now on", True),
+        # a topic set as a heading, by a colon, an arrow or a dash; "them" is its kind
+        ("Car rentals: tell me the fuel policy up front", True),
+        ("grocery lists -> group stuff by aisle please", True),
+        ("workout plans: start each one with a proper warm-up", True),
+        ("pls when you compare gadgets, include how long the warranty is", True),
+        ("dogs, give me a minute", False),
+        ("thanks: tell me more", False),
+        ("my sisters: tell them i said hi", False),
         # a time, a count, a person, a name, one occasion, a statement
         ("in 10 minutes, remind me to call mom", False),
         ("in two days, remind me to pay the rent", False),
