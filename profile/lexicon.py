@@ -275,8 +275,36 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 position += size
                 break
         else:
+            said = text[words[position][1] : words[position][2]]
+            term = None if cyrillic else _activity_of_agent(said)
+            if term is not None:
+                found.append(Mention(term, words[position][1], words[position][2]))
             position += 1
     return tuple(found)
+
+
+_AGENT = re.compile(r"^([a-z]{3,}?)(?:er|ist)s?$")
+_NOT_AGENTS = frozenset({"cooker", "cookers", "boxers"})
+"""Agent nouns that name a thing more often than a person: a slow cooker, boxer shorts."""
+
+
+def _activity_of_agent(word: str) -> Term | None:
+    """The activity an English agent noun names: "swimmer" swimming, "reader" reading,
+    "hiker" hiking, "gardener" gardening, "cyclist" cycling, "guitarist" guitar,
+    "photographer" photography. The noun is its activity's word with "-er" or "-ist"
+    in place of "-ing", "-y" or nothing, a closed rule of English word formation. Only
+    an interest the lexicon lists by exactly that word counts ("a cooker" is no cook,
+    nor "a number" a numbing)."""
+    lowered = word.lower()
+    found = _AGENT.match(lowered)
+    if found is None or lowered in _NOT_AGENTS:
+        return None
+    base = found.group(1)
+    for form in (f"{base}ing", f"{base}eing", f"{base}y", base):
+        term = _index().get(tuple(stem(part) for part in _WORD.findall(form)))
+        if term is not None and term.kind == "interest" and form in term.words:
+            return term
+    return None
 
 
 _SENTENCE_END = re.compile(r"[.!?\n]")

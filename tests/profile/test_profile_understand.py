@@ -1175,6 +1175,28 @@ def test_what_the_user_plays_or_takes_classes_in_is_an_interest(
 
 
 @pytest.mark.parametrize(
+    ("text", "interest"),
+    [
+        ("i'm a big reader, mostly sci fi", "reading"),
+        ("i'm a swimmer, pool 4 mornings a week", "swimming"),
+        ("i'm a keen cyclist", "cycling"),
+        ("i'm a gardener, mostly tomatoes", "gardening"),
+        ("i'm a hiker and a climber", "climbing"),
+        ("i'm a guitarist in a cover band", "guitar"),
+    ],
+)
+def test_what_the_user_is_names_the_activity(text: str, interest: str) -> None:
+    """An agent noun names its activity by a closed rule of English word formation:
+    "-er"/"-ist" for "-ing", "-y" or nothing (`lexicon._activity_of_agent`)."""
+    assert ("add", "interests", interest) in set(candidate_ops(text))
+
+
+def test_an_agent_noun_of_no_listed_activity_or_a_thing_names_none() -> None:
+    for text in ("I have a slow cooker", "my manager is a teacher", "boxers or briefs"):
+        assert not [op for op in candidate_ops(text) if op[1] == "interests"], text
+
+
+@pytest.mark.parametrize(
     ("text", "not_meant"),
     [
         ("I like to keep busy", "startups"),
