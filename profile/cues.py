@@ -305,6 +305,7 @@ _I_DO = re.compile(r"\b(?:i|we)\s+(?:also\s+|still\s+|mostly\s+|really\s+|usuall
 def items(sentence: str) -> list[Proposal]:
     """Lexicon terms with a cue of liking, disliking, avoiding or allergy near them."""
     found: list[Proposal] = []
+    ukrainian = morph.has_ukrainian_letters(sentence)
     for mention in lexicon.mentions(sentence):
         propose = about(mention, sentence, "cue")
         before = _before(sentence, mention.start)
@@ -323,7 +324,10 @@ def items(sentence: str) -> list[Proposal]:
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
         elif mention.term.kind == "interest" and (
-            (said_as_own_verb(said_of(sentence, mention)) and not _DENIED.search(before))
+            (
+                said_as_own_verb(said_of(sentence, mention), ukrainian=ukrainian)
+                and not _DENIED.search(before)
+            )
             or (_I_DO.search(sentence, 0, mention.start) and not negated)
             or _labelled(sentence, mention.start)
         ):
@@ -335,12 +339,14 @@ def said_of(sentence: str, mention: lexicon.Mention) -> str:
     return sentence[mention.start : mention.end]
 
 
-def said_as_own_verb(said: str) -> bool:
+def said_as_own_verb(said: str, *, ukrainian: bool) -> bool:
     """Whether a thing is named by the user's own verb: "вяжу", "вяжу крючком" (the
-    verb opens the phrase the lexicon lists), "рыбачу", "шию". Read by either
-    dictionary's known words (`morph.verb_form`), not by the Russian guesser, which
-    makes verbs of Ukrainian words ("лазню" as "лазнить", "класичну" as "класичнуть");
-    and not a word either dictionary reads first as an adjective."""
+    verb opens the phrase the lexicon lists), "рыбачу", "малюю". Read by the known words
+    of the sentence's dictionary (`morph.verb_form`; `ukrainian` says the sentence is),
+    not the Russian guesser, which makes verbs of Ukrainian words ("лазню" as "лазнить",
+    "класичну" as "класичнуть"); and not a word either dictionary reads first as an
+    adjective. The Ukrainian dictionary does not rank its readings, so there a word that
+    is also a noun is none ("шию" is "I sew" and "the neck")."""
     first = said.split()[0].lower() if said.strip() else ""
     if not first or any(
         reading[morph.POS] in _ADJECTIVE
@@ -348,13 +354,20 @@ def said_as_own_verb(said: str) -> bool:
         for reading in morph.readings(language, first)[:1]
     ):
         return False
-    return "v1" in (morph.verb_form(first), morph.verb_form(first, ukrainian=True))
+    if morph.verb_form(first, ukrainian=ukrainian) != "v1":
+        return False
+    return not ukrainian or all(r[morph.POS] != "NOUN" for r in morph.readings("uk", first))
 
 
 _ADJECTIVE = frozenset({"ADJF", "ADJS", "PRTF", "PRTS"})
-_DENIED = re.compile(r"(?<![\w-])(?:не|ні|not|never|don'?t|dont)\s+$", re.IGNORECASE)
-"""A negation right before the user's own verb ("не вяжу"): a "не" further back is
-another phrase's ("ни дня не пропускаю, бегаю")."""
+_DENIED = re.compile(
+    r"(?<![\w-])(?:не|ні|ни|not|never|don'?t|dont)\s+"
+    r"(?:(?:особо|очень|часто|сильно|слишком|то\s+чтобы|дуже|зовсім|надто|часто|really|very"
+    r"|often|much|и|й|і)\s+){0,2}$",
+    re.IGNORECASE,
+)
+"""A negation right before the user's own verb ("не вяжу", "ни бегаю", "не особо
+рисую"): a "не" further back is another phrase's ("ни дня не пропускаю, бегаю")."""
 LABEL = re.compile(
     r"(?<![\w-])(?:my|мои|мої|у\s+меня|у\s+мене)\s+"
     r"(?:interests|hobbies|интересы|інтереси|увлечения|захоплення|хобби|хобі)\s*(?::|\s[—–-])",
@@ -363,7 +376,16 @@ LABEL = re.compile(
 """A list the user labels as their own interests: "мои интересы: горы, походы", "мої
 інтереси — шахи", "my hobbies: chess". "My" is required: a bare "интересы:" as often
 heads a friend's or a character's profile ("ищу подарок другу. интересы: рыбалка")."""
-_LIST_SEPARATOR = re.compile(r",|/|&|\s(?:and|и|й|і|та)\s", re.IGNORECASE)
+_LIST_SEPARATOR = re.compile(
+    r",|/|&|\+|\s[—–-]\s|\s(?:and|и|й|і|та)\s|(?<![\w-])(?:а\s+ще|а\s+также|а\s+еще|а\s+ещё)\s",
+    re.IGNORECASE,
+)
+_ITEM_LEAD = re.compile(
+    r"\s*(?:\d+[).]\s*|(?:в\s+основном|переважно|головним\s+чином|mostly|mainly|ну\s+и)\s+)*",
+    re.IGNORECASE,
+)
+"""What may open an item of a labelled list before its thing: a number ("1) бег") or
+a word of degree ("в основном походы", "переважно шахи")."""
 
 
 def _labelled(sentence: str, start: int) -> bool:
@@ -372,7 +394,9 @@ def _labelled(sentence: str, start: int) -> bool:
     мечтаю научиться серфингу" and "my hobbies: none, my son plays chess" name none."""
     for m in LABEL.finditer(sentence, 0, start):
         between = sentence[m.end() : start]
-        if not re.search(r"[.!?;]", between) and not _LIST_SEPARATOR.split(between)[-1].strip():
+        item = _LIST_SEPARATOR.split(between)[-1]
+        lead = _ITEM_LEAD.match(item)  # matches every text, at least empty
+        if not re.search(r"[!?;]|\.\s", between) and lead and not item[lead.end() :]:
             return True
     return False
 

@@ -903,17 +903,22 @@ def _ukrainian_order(word: str) -> bool:
     say so ("рахуй" is a Russian slang noun). Only a word every Ukrainian reading of
     which is an imperative: that dictionary does not rank its readings, and "три"
     (three), "став" (became) and "склади" (warehouses) have an imperative among them."""
-    if morph.has_ukrainian_letters(word):
-        return False  # read by the Ukrainian dictionary first already
-    found = morph.readings("uk", word.lower())
+    lowered = word.lower()
+    if morph.has_ukrainian_letters(word) or lowered in _PARTICLES:
+        return False  # read by the Ukrainian dictionary first already; "бач", "знач"
+    if morph.language_of(lowered) != "uk":
+        return False  # a Russian word in a Ukrainian sentence: "наши", "свой", "запись"
+    found = morph.readings("uk", lowered)
     return bool(found) and all("impr" in reading[morph.TAG] for reading in found)
 
 
-_EN_FILLER = r"\s*(?:(?:and|also|oh|ok|okay|so|btw|quick\s+one|pls|please|plz)\s*[-—:,]?\s+)?"
-"""What may stand before an English topic or task: "also, for recipes …", "pls when you
-compare gadgets, …"."""
+_PARTICLES = frozenset({"бач", "знач"})
+"""Ukrainian particles ("you see", "so") that are imperatives by form only."""
+
+
 _EN_CONDITION = re.compile(
-    _EN_FILLER + r"(?:(?:for|in|with)\s+(?P<topic>(?:[a-z'-]+\s+){0,2}[a-z'-]+)"
+    r"\s*(?:(?:and|also|oh|ok|okay|so|btw|quick\s+one)\s*[-—:,]?\s+)?"
+    r"(?:(?:for|in|with)\s+(?P<topic>(?:[a-z'-]+\s+){0,2}[a-z'-]+)"
     r"|(?:when|whenever|if|every\s+time|any\s+time)\s+"
     r"(?:(?:you|u)(?:'re|’re|\s+are)?\s+[a-z]+|[a-z]+ing)\s+"
     r"(?P<object>(?:[a-z'-]+\s+){0,2}[a-z'-]+))"
@@ -924,15 +929,6 @@ _EN_CONDITION = re.compile(
 "in recipes: put …", "If you're suggesting restaurants, check …", "When planning trips
 for me, add …". A condition names its task by a verb, then the task's thing, so "if the
 meeting runs late" names none."""
-_EN_TOPIC = re.compile(
-    _EN_FILLER + r"(?P<topic>(?:[a-z'-]+\s+){0,2}[a-z'-]+)(?P<object>(?!))?"
-    r"(?P<rest>\s+for\s+[a-z'-]+(?:\s+[a-z'-]+)?)?\s*(?::|->|—|–)\s*",
-    re.IGNORECASE,
-)
-"""An English topic set before its order as a heading: "car rentals: tell me the fuel
-policy up front", "grocery lists -> group stuff by aisle", "workout plans: start each one
-with a warm-up". A colon, an arrow or a dash, not a comma: "dogs, give me a minute" is no
-heading."""
 _EN_ONCE = frozenset(
     """this that these those next today tonight tomorrow tmrw tmr now yesterday once week
     weekend until till upcoming monday tuesday wednesday thursday friday saturday
@@ -967,7 +963,7 @@ _EN_BACK = re.compile(r"\b(?:them|one|two|both)\b", re.IGNORECASE)
 these ones."""
 _EN_NOT_PLURAL = frozenset(
     "this always sometimes perhaps was has does goes its his hers yours ours theirs unless"
-    " whereas plus across besides towards afterwards thanks thx news".split()
+    " whereas plus across besides towards afterwards".split()
 )
 
 
@@ -981,7 +977,7 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
     the slides", "send them"), a name, a person ("for my kids"), a count or span ("in
     two days") and a word of one occasion ("for this trip", "… today") make no kind.
     Cached: `notes` and the gate's habit cue (`standing_task`) ask of the same sentence."""
-    condition = _EN_CONDITION.match(sentence) or _EN_TOPIC.match(sentence)
+    condition = _EN_CONDITION.match(sentence)
     if condition is None:
         return None
     order = _EN_IMPERATIVE_AT.match(sentence, condition.end())
@@ -989,25 +985,22 @@ def _en_task_order(sentence: str) -> re.Match[str] | None:
         return None
     said = re.findall(
         r"[^\W\d_][\w'’-]*",
-        f"{condition.group('topic') or condition.group('object')} {condition.group('rest') or ''}",
+        f"{condition.group('topic') or condition.group('object')} {condition.group('rest')}",
     )
     bare = [re.sub(r"['’]s$", "", w.lower()) for w in said]
     clause = sentence[order.start() : clause_of(sentence, order.start(), _CLAUSE_STOP)[1]]
     if any(w in _EN_ONCE or w in _EN_COUNTS for w in bare) or _EN_ONCE_ORDER.search(clause):
         return None
-    heading = condition.re is _EN_TOPIC
     group = []
-    for index, (written, word) in enumerate(zip(said, bare, strict=True)):
+    for written, word in zip(said, bare, strict=True):
         if word in _EN_GROUP_ENDS:
             break
-        if (written[:1].isupper() and not (heading and index == 0)) or not written.isascii():
-            return None  # "for James", "for Олег": a name; a heading's capital is its own
+        if written[:1].isupper() or not written.isascii():
+            return None  # "for James", "for Олег": a name
         group.append(word)
     if not group or group[0] in _EN_PARTICULAR or group[-1] in _EN_SET_PHRASES:
         return None
-    if _EN_BACK.search(clause) and not heading:
-        # After a heading "them" and "each one" are the kind it names ("workout plans:
-        # start each one with a warm-up"); after "for the slides," these slides.
+    if _EN_BACK.search(clause):
         return None
     return order if _en_plural(group[-1]) else None
 
