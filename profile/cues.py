@@ -328,7 +328,7 @@ def items(sentence: str) -> list[Proposal]:
                 said_as_own_verb(said_of(sentence, mention), ukrainian=ukrainian)
                 and not _DENIED.search(before)
             )
-            or (_I_DO.search(sentence, 0, mention.start) and not negated)
+            or _I_DO.search(sentence, 0, mention.start)  # no negation fits inside it
             or _labelled(sentence, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it

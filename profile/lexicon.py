@@ -275,17 +275,36 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 position += size
                 break
         else:
-            said = text[words[position][1] : words[position][2]]
-            term = None if cyrillic else _activity_of_agent(said)
-            if term is not None:
-                found.append(Mention(term, words[position][1], words[position][2]))
+            if not cyrillic and (agent := _agent_at(text, words[position])):
+                found.append(agent)
             position += 1
     return tuple(found)
 
 
-_AGENT = re.compile(r"^([a-z]{3,}?)(?:er|ist)s?$")
-_NOT_AGENTS = frozenset({"cooker", "cookers", "boxers"})
-"""Agent nouns that name a thing more often than a person: a slow cooker, boxer shorts."""
+_AGENT = re.compile(r"^([a-z]{3,}?)(?:er|ist)$")
+_SAYS_WHAT_I_AM = re.compile(
+    r"(?:^|[^\w'’])(?:i'?m|i’m|i\s+am|im)\s+(?:(?:such|quite|really|also|still)\s+)?(?:a|an)\s+"
+    r"(?:[a-z-]+\s+){0,2}(?:(?:and|&)\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2})?$",
+    re.IGNORECASE,
+)
+"""Where an agent noun says what the user is: "i'm a swimmer", "i'm a big reader", "I am
+a keen cyclist". Elsewhere the same words as often name a thing or someone else ("my
+new stroller", "i love joggers, so comfy", "i hate racists")."""
+_NOT_AGENTS = frozenset(
+    """cooker boxer carer sewer drawer stroller stretcher booker mather swinger rocker
+    rafter parter racist rapist raper fantasist exhibitionist trader""".split()
+)
+"""Words that look like an activity's agent and are not its doer: a slow cooker, a
+carer (cars?), a sewer, a drawer, a stroller, a racist (races?)."""
+
+
+def _agent_at(text: str, word: tuple[str, int, int]) -> Mention | None:
+    """The activity an agent noun at `word` names, where the text says the user is one."""
+    _, start, end = word
+    if not _SAYS_WHAT_I_AM.search(text, 0, start):
+        return None
+    term = _activity_of_agent(text[start:end])
+    return Mention(term, start, end) if term is not None else None
 
 
 def _activity_of_agent(word: str) -> Term | None:
@@ -293,11 +312,15 @@ def _activity_of_agent(word: str) -> Term | None:
     "hiker" hiking, "gardener" gardening, "cyclist" cycling, "guitarist" guitar,
     "photographer" photography. The noun is its activity's word with "-er" or "-ist"
     in place of "-ing", "-y" or nothing, a closed rule of English word formation. Only
-    an interest the lexicon lists by exactly that word counts ("a cooker" is no cook,
-    nor "a number" a numbing)."""
-    lowered = word.lower()
-    found = _AGENT.match(lowered)
-    if found is None or lowered in _NOT_AGENTS:
+    an interest the lexicon lists by exactly that word counts ("a number" is no
+    numbing), only said of the user (`_SAYS_WHAT_I_AM`), and only in the singular one
+    says it of oneself in ("runners" are as often shoes)."""
+    if not word.islower():
+        return None  # "Hunter", "Walker": a name more often
+    found = _AGENT.match(word)
+    if found is None or word in _NOT_AGENTS or (stem(word),) in _index():
+        # A word Snowball joins to a term was judged by `_english_stem_misleads` already
+        # ("psychologist" is no psychology).
         return None
     base = found.group(1)
     for form in (f"{base}ing", f"{base}eing", f"{base}y", base):

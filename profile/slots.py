@@ -912,8 +912,9 @@ def _ukrainian_order(word: str) -> bool:
     return bool(found) and all("impr" in reading[morph.TAG] for reading in found)
 
 
-_PARTICLES = frozenset({"бач", "знач"})
-"""Ukrainian particles ("you see", "so") that are imperatives by form only."""
+_PARTICLES = frozenset({"бач", "знач", "пробач", "вибач", "пробачте", "вибачте"})
+"""Ukrainian particles and apologies ("you see", "so", "sorry") that are imperatives by
+form only: "пробач, коли радиш ресторани, пиши ціни" orders "пиши"."""
 
 
 _EN_CONDITION = re.compile(
