@@ -41,7 +41,7 @@ LIKE = _cue(
     rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
-    r"|took\s+up|i'?m\s+(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
+    r"|took\s+up|(?:i['’]?m|i\s+am)\s+(?:(?:also|still|such|quite|really)\s+)?(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
     r"|перейшла\s+на|switched\s+to|fave|faves|heaven|mad\s+about|hooked\s+on|addicted\s+to"
     r"|can'?t\s+get\s+enough\s+of|huge\s+fan\s+of|all\s+about|i'?d\s+marry|уважаю|угораю\s+по"
     r"|подсел\w*\s+на|підсів\s+на|підсіла\s+на|без\s+ума\s+от|фанатею\s+от|фанатію\s+від"
@@ -323,13 +323,20 @@ def items(sentence: str) -> list[Proposal]:
             found.append(
                 propose("add", "interests" if mention.term.kind == "interest" else "likes")
             )
-        elif mention.term.kind == "interest" and (
-            (
-                said_as_own_verb(said_of(sentence, mention), ukrainian=ukrainian)
-                and not _DENIED.search(before)
+        elif (
+            mention.term.kind == "interest"
+            and (
+                (
+                    said_as_own_verb(said_of(sentence, mention), ukrainian=ukrainian)
+                    and not _DENIED.search(before)
+                )
+                or (
+                    _I_DO.search(sentence, 0, mention.start)
+                    # "it's not like i knit", not "i don't smoke, i knit"
+                    and not NEGATED.search(_CLAUSE_START.split(before)[-1][-30:])
+                )
+                or _labelled(sentence, mention.start)
             )
-            or _I_DO.search(sentence, 0, mention.start)  # no negation fits inside it
-            or _labelled(sentence, mention.start)
         ):
             found.append(propose("add", "interests"))  # "вяжу", "бегаю": the user does it
     return found
@@ -360,6 +367,7 @@ def said_as_own_verb(said: str, *, ukrainian: bool) -> bool:
 
 
 _ADJECTIVE = frozenset({"ADJF", "ADJS", "PRTF", "PRTS"})
+_CLAUSE_START = re.compile(r"[,;:]|\bbut\b", re.IGNORECASE)
 _DENIED = re.compile(
     r"(?<![\w-])(?:не|ні|ни|not|never|don'?t|dont)\s+"
     r"(?:(?:особо|очень|часто|сильно|слишком|то\s+чтобы|дуже|зовсім|надто|часто|really|very"

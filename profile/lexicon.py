@@ -282,9 +282,21 @@ def _mentions(text: str) -> tuple[Mention, ...]:
 
 
 _AGENT = re.compile(r"^([a-z]{3,}?)(?:er|ist)$")
+_KIND = (
+    r"(?:(?:big|huge|massive|keen|avid|passionate|casual|amateur|serious|regular|daily"
+    r"|weekend|beginner|total|lifelong|proud|enthusiastic|hobby|competitive|recreational"
+    r"|occasional|real|dedicated|committed|obsessive|decent|slow|long-distance|marathon"
+    r"|trail|open-water|solo|self-taught|bit\s+of\s+a)\s+){0,2}"
+)
+"""The words that may stand between "a" and an agent noun: how much or how the user does
+it ("a big reader", "a keen weekend cyclist"). Anything else says another thing: a
+former runner, a non swimmer, a bargain hunter, a mind reader, a house painter."""
 _SAYS_WHAT_I_AM = re.compile(
-    r"(?:^|[^\w'’])(?:i'?m|i’m|i\s+am|im)\s+(?:(?:such|quite|really|also|still)\s+)?(?:a|an)\s+"
-    r"(?:[a-z-]+\s+){0,2}(?:(?:and|&)\s+(?:a|an)\s+(?:[a-z-]+\s+){0,2})?$",
+    r"(?:^|[^\w'’])(?:i['’]?m|i\s+am|im)\s+(?:(?:such|quite|really|also|still)\s+)?(?:a|an)\s+"
+    + _KIND
+    + r"(?:(?:[a-z-]+\s+){1,2}(?:and|&)\s+(?:a|an)\s+"
+    + _KIND
+    + r")?$",
     re.IGNORECASE,
 )
 """Where an agent noun says what the user is: "i'm a swimmer", "i'm a big reader", "I am
@@ -292,7 +304,7 @@ a keen cyclist". Elsewhere the same words as often name a thing or someone else 
 new stroller", "i love joggers, so comfy", "i hate racists")."""
 _NOT_AGENTS = frozenset(
     """cooker boxer carer sewer drawer stroller stretcher booker mather swinger rocker
-    rafter parter racist rapist raper fantasist exhibitionist trader""".split()
+    rafter parter racist rapist raper fantasist exhibitionist trader biker""".split()
 )
 """Words that look like an activity's agent and are not its doer: a slow cooker, a
 carer (cars?), a sewer, a drawer, a stroller, a racist (races?)."""

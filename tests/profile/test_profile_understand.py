@@ -1186,7 +1186,8 @@ def test_what_the_user_plays_or_takes_classes_in_is_an_interest(
     [
         ("i'm a big reader, mostly sci fi", "reading"),
         ("i'm a swimmer, pool 4 mornings a week", "swimming"),
-        ("i'm a keen cyclist", "cycling"),
+        ("I am a keen cyclist", "cycling"),
+        ("i’m a runner", "running"),
         ("i'm a gardener, mostly tomatoes", "gardening"),
         ("i'm a hiker and a climber", "climbing"),
         ("i don't smoke, i knit", "knitting"),
@@ -1212,6 +1213,10 @@ def test_what_the_user_is_names_the_activity(text: str, interest: str) -> None:
         "i love Blade Runner",
         "my wife is a runner",
         "i'm a professional psychologist",
+        "i'm a former runner",
+        "i'm a bargain hunter",
+        "i'm a nurse and a former swimmer",
+        "it's not like i knit",
     ],
 )
 def test_an_agent_noun_not_said_of_the_user_or_of_no_activity_names_none(text: str) -> None:
