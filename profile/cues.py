@@ -41,7 +41,8 @@ LIKE = _cue(
     rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
-    r"|took\s+up|(?:i['’]?m|i\s+am)\s+(?:(?:also|still|such|quite|really)\s+)?(?:a|an)|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
+    r"|took\s+up|(?:i['’]?m|i\s+am)\s+(?:(?:also|still|such|quite|really)\s+)?(?:a|an)"
+    r"|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
     r"|перейшла\s+на|switched\s+to|fave|faves|heaven|mad\s+about|hooked\s+on|addicted\s+to"
     r"|can'?t\s+get\s+enough\s+of|huge\s+fan\s+of|all\s+about|i'?d\s+marry|уважаю|угораю\s+по"
     r"|подсел\w*\s+на|підсів\s+на|підсіла\s+на|без\s+ума\s+от|фанатею\s+от|фанатію\s+від"
@@ -370,7 +371,7 @@ _ADJECTIVE = frozenset({"ADJF", "ADJS", "PRTF", "PRTS"})
 _CLAUSE_START = re.compile(r"[,;:]|\bbut\b", re.IGNORECASE)
 _DENIED = re.compile(
     r"(?<![\w-])(?:не|ні|ни|not|never|don'?t|dont)\s+"
-    r"(?:(?:особо|очень|часто|сильно|слишком|то\s+чтобы|дуже|зовсім|надто|часто|really|very"
+    r"(?:(?:особо|очень|часто|сильно|слишком|то\s+чтобы|дуже|зовсім|надто|really|very"
     r"|often|much|и|й|і)\s+){0,2}$",
     re.IGNORECASE,
 )

@@ -311,12 +311,20 @@ carer (cars?), a sewer, a drawer, a stroller, a racist (races?)."""
 
 
 def _agent_at(text: str, word: tuple[str, int, int]) -> Mention | None:
-    """The activity an agent noun at `word` names, where the text says the user is one."""
+    """The activity an agent noun at `word` names, where the text says the user is one.
+    The cheap test of the word's ending first, and "i'm a …" looked for only in the
+    words just before it: every English word no term matched comes here."""
     _, start, end = word
-    if not _SAYS_WHAT_I_AM.search(text, 0, start):
+    said = text[start:end]
+    if not _AGENT.match(said) or not _SAYS_WHAT_I_AM.search(text, max(0, start - _REACH), start):
         return None
-    term = _activity_of_agent(text[start:end])
+    term = _activity_of_agent(said)
     return Mention(term, start, end) if term is not None else None
+
+
+_REACH = 120
+"""How far before an agent noun "i'm a" is looked for: "i'm a keen weekend hiker and a
+big amateur climber" is under 60 characters."""
 
 
 def _activity_of_agent(word: str) -> Term | None:
