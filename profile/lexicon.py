@@ -281,7 +281,8 @@ def _mentions(text: str) -> tuple[Mention, ...]:
     return tuple(found)
 
 
-_AGENT = re.compile(r"^([a-z]{3,}?)(?:er|ist)$")
+_AGENT = re.compile(r"([a-z]{3,}?)(?:er|ist)$")
+"""An agent noun, matched over exactly its word's span (`_agent_at`)."""
 _KIND = (
     r"(?:(?:big|huge|massive|keen|avid|passionate|casual|amateur|serious|regular|daily"
     r"|weekend|beginner|total|lifelong|proud|enthusiastic|hobby|competitive|recreational"
@@ -315,10 +316,10 @@ def _agent_at(text: str, word: tuple[str, int, int]) -> Mention | None:
     The cheap test of the word's ending first, and "i'm a …" looked for only in the
     words just before it: every English word no term matched comes here."""
     _, start, end = word
-    said = text[start:end]
-    if not _AGENT.match(said) or not _SAYS_WHAT_I_AM.search(text, max(0, start - _REACH), start):
+    agent = _AGENT.match(text, start, end)
+    if agent is None or not _SAYS_WHAT_I_AM.search(text, max(0, start - _REACH), start):
         return None
-    term = _activity_of_agent(said)
+    term = _activity_of_agent(agent)
     return Mention(term, start, end) if term is not None else None
 
 
@@ -327,24 +328,23 @@ _REACH = 120
 big amateur climber" is under 60 characters."""
 
 
-def _activity_of_agent(word: str) -> Term | None:
-    """The activity an English agent noun names: "swimmer" swimming, "reader" reading,
-    "hiker" hiking, "gardener" gardening, "cyclist" cycling, "guitarist" guitar,
-    "photographer" photography. The noun is its activity's word with "-er" or "-ist"
-    in place of "-ing", "-y" or nothing, a closed rule of English word formation. Only
-    an interest the lexicon lists by exactly that word counts ("a number" is no
-    numbing), only said of the user (`_SAYS_WHAT_I_AM`), and only in the singular one
-    says it of oneself in ("runners" are as often shoes)."""
-    if not word.islower():
-        return None  # "Hunter", "Walker": a name more often
-    found = _AGENT.match(word)
-    if found is None or word in _NOT_AGENTS or (stem(word),) in _index():
+def _activity_of_agent(agent: re.Match[str]) -> Term | None:
+    """The activity an English agent noun (`_AGENT`'s match) names: "swimmer" swimming,
+    "reader" reading, "hiker" hiking, "gardener" gardening, "cyclist" cycling,
+    "guitarist" guitar, "photographer" photography. The noun is its activity's word with
+    "-er" or "-ist" in place of "-ing", "-y" or nothing, a closed rule of English word
+    formation. Only an interest the lexicon lists by exactly that word counts ("a
+    number" is no numbing), only said of the user (`_SAYS_WHAT_I_AM`), lower case
+    (`_AGENT` reads no capital: "Hunter", "Walker" are names more often), and only in
+    the singular one says it of oneself in ("runners" are as often shoes)."""
+    word = agent.group()
+    if word in _NOT_AGENTS or (stem(word),) in _index():
         # A word Snowball joins to a term was judged by `_english_stem_misleads` already
         # ("psychologist" is no psychology).
         return None
-    base = found.group(1)
+    base = agent.group(1)
     for form in (f"{base}ing", f"{base}eing", f"{base}y", base):
-        term = _index().get(tuple(stem(part) for part in _WORD.findall(form)))
+        term = _index().get((stem(form),))
         if term is not None and term.kind == "interest" and form in term.words:
             return term
     return None
@@ -376,6 +376,7 @@ def _languages(text: str, words: list[tuple[str, int, int]]) -> list[str | None]
     return around
 
 
+@lru_cache(maxsize=16384)
 def _english_forms(word: str) -> frozenset[str]:
     """`word` and its regular English inflections: plural, past, "-ing" and "-er", with
     a final "y" or "e" or a doubled consonant as spelling wants. Apostrophes are gone
@@ -395,6 +396,7 @@ _VERB_ENDINGS = ("ied", "ing", "ers", "ed", "er")
 """The endings of a verb's forms: "sailed", "sailing", "sailer", "kayakers"."""
 
 
+@lru_cache(maxsize=16384)
 def _verb_bases(word: str) -> frozenset[str]:
     """The verbs `word` can be a form of by a verb's ending, spelling undone ("danced"
     dance, "running" run, "tried" try); empty for a word with no such ending. Two words
