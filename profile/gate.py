@@ -112,7 +112,7 @@ _CUE_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             # One piece of work: "for THIS doc keep it tight", "для этого поста табличкой".
             r"|for\s+this\s+(?:doc|email|letter|post|report|message|essay|trip|list|talk)\w*"
             r"|для\s+(?:этого|этой|этих|цього|цієї|цих)\s+\w+|только\s+это|тільки\s+це|лише\s+це"
-            r"|this\s+(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"
+            r"|this\s+(?:(?:particular|specific)\s+)?(?:reply|answer|message|one)(?:\s+only)?|only\s+this|(?:этот|этого|цей|цю|цього)"
             r"\s+(?:конкретн\w*\s+)?(?:ответ\w*|відповід\w*|текст\w*|раз)|конкретн\w*\s+(?:ответ|відповід)\w*",
         ),
         (
@@ -371,6 +371,9 @@ def dwells(word: str) -> bool:
 
 
 _HOME_CUES = tuple(p for name, p in _CUE_CLASSES if name in ("move", "here"))
+ONCE = next(p for name, p in _CUE_CLASSES if name == "once")
+"""A word of one occasion ("just this once", "на этот раз"): what it heads is no
+standing preference."""
 
 
 def _home_words(sentence: str, words: list[tuple[str, int, int]]) -> list[int]:

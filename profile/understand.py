@@ -210,6 +210,10 @@ def stated_parts(sentence: str) -> list[str]:
             request = None
     if request is not None:
         asked = sentence[request.start() :]
+        if not parts and gate.ONCE.search(sentence[: request.start()]):
+            # "Just this once, can you make it a table?": the occasion heads the request,
+            # and the gate is to read it there.
+            asked = sentence
         if not _HYPOTHETICAL_ASK.search(asked) and asked.strip() not in parts:
             parts.append(asked.strip())
     return parts

@@ -61,6 +61,22 @@ def test_a_day_named_for_one_event_reads_as_once() -> None:
     assert "c:once" not in weekly.features(0.5)
 
 
+def test_an_occasion_heading_a_request_reads_as_once() -> None:
+    # The request after the comma is read as a part of its own; the occasion before it
+    # is what makes it a one-off.
+    for text in (
+        "Just this once, can you make it a table?",
+        "This particular message, please answer in English",
+    ):
+        found = candidates(text)
+        assert found and all("c:once" in c.features(0.5) for c in found)
+    # A statement of the user's own before the request keeps its own part.
+    (diet,) = [c for c in candidates("i'm vegan, can you suggest a recipe?")]
+    assert diet.op.value == "vegan" and "c:once" not in diet.features(0.5)
+    (table,) = candidates("can you make it a table?")
+    assert "c:once" not in table.features(0.5)
+
+
 def _home(text: str, place: str) -> set[str]:
     (found,) = [c for c in candidates(text) if c.op.field == "timezone" and c.op.said == place]
     return {f for f in found.features(0.5) if f.startswith("x:home:")}
