@@ -842,7 +842,7 @@ def vocab_mentions(table: vocab.Table, text: str) -> list[tuple[str, int, int]]:
     return kept
 
 
-_STANDING = re.compile(
+STANDING = re.compile(
     r"\b(?:always|never(?!\s+mind\b)|from\s+now\s+on|every\s+time|whenever|in\s+(?:the\s+)?future|going"
     r"\s+forward|each\s+time|by\s+default|make\s+sure\s+(?:to|you)|remember\s+(?:to|that)"
     r"|for\s+(?:any|every|all|each)(?!\s+of\s+(?:these|those|this|the|them)\b)|in\s+everything|every\s+(?:answer|reply|response|recipe)"
@@ -1229,7 +1229,7 @@ def _takes_back(sentence: str, m: re.Match[str], start: int, end: int) -> bool:
         return False
     if _LEAVE_OUT.search(sentence, start, end):
         return False  # "stop with the emojis", "drop the intros": a note asked for
-    return m.re is _TAKE_BACK_NOTE or not _STANDING.search(sentence, start, end)
+    return m.re is _TAKE_BACK_NOTE or not STANDING.search(sentence, start, end)
 
 
 def _take_backs(sentence: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -1309,7 +1309,7 @@ def _ordered(clause: str) -> bool:
     else's words; or a part of it between commas that opens with an English order."""
     for m in morph.WORD.finditer(clause):
         word = m.group()
-        if _STANDING.fullmatch(word):
+        if STANDING.fullmatch(word):
             continue
         if morph.is_imperative(word):
             said = _SAYING.search(clause, 0, m.start())
@@ -1350,7 +1350,7 @@ def notes(sentence: str) -> list[Proposal]:
     the assistant (whether that order stands or was for once is the gate's call). A
     standing word in a clause that tells the assistant nothing has an origin of its own,
     "standing", which `NOTE_MAX` does not cover."""
-    marker = _STANDING.search(sentence) or _LEAVE_OUT.search(sentence)
+    marker = STANDING.search(sentence) or _LEAVE_OUT.search(sentence)
     origin = "notes"
     if marker is None:
         marker, origin = _imperative(sentence), "request"

@@ -210,13 +210,43 @@ def stated_parts(sentence: str) -> list[str]:
             request = None
     if request is not None:
         asked = sentence[request.start() :]
-        if not parts and gate.ONCE.search(sentence[: request.start()]):
+        if not parts and _one_off_head(sentence, request.start()):
             # "Just this once, can you make it a table?": the occasion heads the request,
             # and the gate is to read it there.
             asked = sentence
         if not _HYPOTHETICAL_ASK.search(asked) and asked.strip() not in parts:
             parts.append(asked.strip())
     return parts
+
+
+_OCCASION_HEAD = re.compile(
+    r"\W*(?:(?:ok(?:ay)?|so|hey|well|and|but|ну|ок|так|слушай|слухай)\W+)*"
+    r"(?:(?:just|only|только|лише|тільки)\s+)?(?:" + gate.ONCE.pattern + r")"
+    r"\s*(?:[,—–-]|\b(?:but|so|and|а|але|но|і|и|то))\s*",
+    re.IGNORECASE,
+)
+"""A head that is the occasion and nothing else: "just this once, …", "ok so today, …",
+"на этот раз, …"; not "not only today, …", "from today on, …" or "today's answers were
+too long, …"."""
+
+_KEEP = re.compile(
+    r"(?<![\w-])(?:remember|note|keep\s+in\s+mind|permanently|forever|for\s+good"
+    r"|запомни\w*|запам.ята\w*|навсегда|назавжди)(?![\w-])",
+    re.IGNORECASE,
+)
+"""Words that ask for a thing to be kept, which no occasion before them makes a one-off
+("tonight, can you note that i'm allergic to peanuts?")."""
+
+
+def _one_off_head(sentence: str, request: int) -> bool:
+    """Whether the words before a request are only an occasion ("just this once, can
+    you …"), and nothing in the sentence says the request stands (`slots` reads
+    "always", "from now on", "завжди") or is to be kept."""
+    return bool(
+        _OCCASION_HEAD.fullmatch(sentence[:request])
+        and not slots.STANDING.search(sentence)
+        and not _KEEP.search(sentence)
+    )
 
 
 _LEADS_TO_ASK = re.compile(r"(?:[,—–-]|\b(?:but|so|and|а|але|но|і|и|то))\s*$", re.IGNORECASE)

@@ -75,6 +75,16 @@ def test_an_occasion_heading_a_request_reads_as_once() -> None:
     assert diet.op.value == "vegan" and "c:once" not in diet.features(0.5)
     (table,) = candidates("can you make it a table?")
     assert "c:once" not in table.features(0.5)
+    # Only a head that is the occasion alone, and no word of standing or of keeping.
+    for text in (
+        "not only today, can you keep using bullet points?",  # a removal rode on c:once
+        "from today on, can you always answer in english?",
+        "today's answers were way too long, can you always keep it short?",
+        "tonight, can you note that i'm allergic to peanuts?",
+        "for now, can you remember i'm allergic to shellfish?",
+    ):
+        found = candidates(text)
+        assert found and not any("c:once" in c.features(0.5) for c in found), text
 
 
 def _home(text: str, place: str) -> set[str]:
