@@ -41,7 +41,7 @@ LIKE = _cue(
     rf"|люблю|нравится|нравятся|обожаю|{_DOING}|фанат\w*|кайфую|хобби|хобі|любим\w*"
     r"|подобається|подобаються|обожнюю|улюблен\w*"
     r"|хожу\s+на|ходжу\s+на|тренируюсь|тренуюсь|учу|вивчаю|learning|studying|taking\s+up"
-    r"|took\s+up|(?:i['’]?m|i\s+am)\s+(?:(?:also|still|such|quite|really)\s+)?(?:a|an)"
+    rf"|took\s+up|{lexicon.I_AM_A}"
     r"|теперь|тепер|now|перешёл\s+на|перешла\s+на|перейшов\s+на"
     r"|перейшла\s+на|switched\s+to|fave|faves|heaven|mad\s+about|hooked\s+on|addicted\s+to"
     r"|can'?t\s+get\s+enough\s+of|huge\s+fan\s+of|all\s+about|i'?d\s+marry|уважаю|угораю\s+по"

@@ -292,8 +292,12 @@ _KIND = (
 """The words that may stand between "a" and an agent noun: how much or how the user does
 it ("a big reader", "a keen weekend cyclist"). Anything else says another thing: a
 former runner, a non swimmer, a bargain hunter, a mind reader, a house painter."""
+I_AM_A = r"(?:i['’]?m|i\s+am)\s+(?:(?:also|still|such|quite|really)\s+)?(?:a|an)"
+""""i'm a", "I am also a": where the user says what they are."""
 _SAYS_WHAT_I_AM = re.compile(
-    r"(?:^|[^\w'’])(?:i['’]?m|i\s+am|im)\s+(?:(?:such|quite|really|also|still)\s+)?(?:a|an)\s+"
+    r"(?:^|[^\w'’])"
+    + I_AM_A
+    + r"\s+"
     + _KIND
     + r"(?:(?:[a-z-]+\s+){1,2}(?:and|&)\s+(?:a|an)\s+"
     + _KIND

@@ -221,13 +221,13 @@ def stated_parts(sentence: str) -> list[str]:
 
 _OCCASION_HEAD = re.compile(
     r"\W*(?:(?:ok(?:ay)?|so|hey|well|and|but|ну|ок|так|слушай|слухай)\W+)*"
-    r"(?:(?:just|only|только|лише|тільки)\s+)?(?:" + gate.ONCE.pattern + r")"
-    r"\s*(?:[,—–-]|\b(?:but|so|and|а|але|но|і|и|то))\s*",
+    r"(?:(?:just|only|только|лише|тільки)\s+)?(?:" + gate.ONCE.pattern + r")\s*",
     re.IGNORECASE,
 )
-"""A head that is the occasion and nothing else: "just this once, …", "ok so today, …",
-"на этот раз, …"; not "not only today, …", "from today on, …" or "today's answers were
-too long, …"."""
+"""A head that is the occasion and nothing else, once the comma or conjunction that
+leads to the request (`_LEADS_TO_ASK`) is taken off: "just this once, …", "ok so
+today, …", "на этот раз, …"; not "not only today, …", "from today on, …" or "today's
+answers were too long, …"."""
 
 _KEEP = re.compile(
     r"(?<![\w-])(?:remember|note|keep\s+in\s+mind|permanently|forever|for\s+good"
@@ -243,7 +243,7 @@ def _one_off_head(sentence: str, request: int) -> bool:
     you …"), and nothing in the sentence says the request stands (`slots` reads
     "always", "from now on", "завжди") or is to be kept."""
     return bool(
-        _OCCASION_HEAD.fullmatch(sentence[:request])
+        _OCCASION_HEAD.fullmatch(_LEADS_TO_ASK.sub("", sentence[:request]))
         and not slots.STANDING.search(sentence)
         and not _KEEP.search(sentence)
     )
