@@ -14,6 +14,7 @@ first; everything else to the Russian one first, then the other.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -79,8 +80,20 @@ def place_lemmas(word: str) -> list[str]:
     """Dictionary forms a place name could have: `lemmas` of a one-word text less those
     of readings that cannot be a place ("ньому" is a form of the pronoun "він", and
     GeoNames lists "Він" for Vinh)."""
-    if len(word.split()) > 1:
-        return lemmas(word)
+    words = word.split()
+    if len(words) > 1:
+        found = lemmas(word)
+        if has_ukrainian_letters(word):
+            # A phrase is in one language: "церкви" alone reads as Russian ("церковь"),
+            # but in "Білої Церкви" it is Ukrainian, and the name is "Біла Церква". Each
+            # word's Ukrainian dictionary forms (an adjective's by gender too: "біла",
+            # "білий"), the first few of each, joined in every combination.
+            options = [
+                list(dict.fromkeys(r[LEMMA] for r in readings("uk", w.lower())))[:3] or [w]
+                for w in words
+            ]
+            found += [" ".join(combo) for combo in itertools.product(*options)]
+        return list(dict.fromkeys(found))
     kept = [r for r in parses(word) if r[POS] not in _NOT_PLACES]
     return list(dict.fromkeys(r[LEMMA] for r in kept))
 

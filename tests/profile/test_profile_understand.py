@@ -33,6 +33,8 @@ def proposed(text: str, field: str) -> list[str]:
         ("живу в Новосибирске", "Asia/Novosibirsk"),
         ("переїхала до Львова минулого року", "Europe/Kyiv"),
         ("я из Нижнего Новгорода", "Europe/Moscow"),
+        # "Церкви" alone reads as Russian; the phrase is Ukrainian: Біла Церква.
+        ("я Оля, з Білої Церкви", "Europe/Kyiv"),
         ("based in Salt Lake City", "America/Denver"),
     ],
 )
