@@ -56,6 +56,24 @@ def nights(services: Any, clock: Any, days: int) -> None:
         compactor.run(clock())
 
 
+def cold_thread(services: Any, clock: Any, texts: list[str]) -> int:
+    """A thread of `texts`, compacted to a cold capsule over 120 nights; its block id."""
+    from datetime import timedelta
+
+    for text in texts:
+        services.assistant.send(text)
+        clock.advance(timedelta(minutes=2))
+    clock.advance(timedelta(hours=8))
+    services.assistant.send("Unrelated: my car needs new winter tyres soon")
+    nights(services, clock, 120)
+    (block,) = services.db.execute(
+        "SELECT block_id FROM archive WHERE status = 'archived' "
+        "GROUP BY block_id HAVING count(*) = ?",
+        [len(texts)],
+    ).fetchone()
+    return int(block)
+
+
 def python_output(code: str, *, timeout: float = 600) -> str:
     """Run `code` in a fresh interpreter (its own process state: loaded model, threads,
     log callbacks) and return its stdout; a failure shows the child's stderr."""

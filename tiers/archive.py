@@ -130,6 +130,17 @@ def archived_text(db: sqlite_utils.Database, episode_id: int) -> str | None:
     return None if row is None else str(unpack(row[0])["user_text"])
 
 
+def packed_turns(db: sqlite_utils.Database) -> list[tuple[int, str, str | None]]:
+    """Archived episodes not restored, with their words and time: findable while packed,
+    so the indexes derived from turns (FTS context rows, a turn's pieces) cover them."""
+    return [
+        (episode_id, (episode := unpack(payload))["user_text"], episode.get("at"))
+        for episode_id, payload in db.execute(
+            "SELECT episode_id, payload FROM archive WHERE status = 'archived' ORDER BY episode_id"
+        )
+    ]
+
+
 def archived_rows(db: sqlite_utils.Database, episode_ids: Collection[int]) -> dict[int, dict]:
     """Archived, not restored episodes by id, decompressed: what a gist quotes."""
     return {

@@ -26,7 +26,7 @@ from aniso.core.db import select_in, transaction, writer_lock
 from aniso.core.ports import Complete, Redact
 from aniso.core.settings import Settings
 from aniso.tiers import archive, links
-from aniso.tiers.index import lexical
+from aniso.tiers.index import lexical, pieces
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import TIER_ORDER
@@ -135,6 +135,10 @@ class Compactor:
         self.memory.dense.flush(self.memory.texts_for)
         if settle and self.memory.dense.reconcile(now) != (0, 0):
             self.memory.dense.flush(self.memory.texts_for)
+        if settle:
+            # Off the chat's path, and after the outbox is replayed: a turn archived
+            # tonight keeps its pieces, a new one gets them (`pieces.refresh`).
+            pieces.refresh(self.db, self.memory.dense)
         with transaction(self.db):
             self.db.execute(
                 "INSERT INTO compaction_runs (started, finished, now, report) VALUES (?, ?, ?, ?)",

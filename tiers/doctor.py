@@ -11,6 +11,7 @@ import sqlite3
 
 import sqlite_utils
 
+from aniso.tiers.index import pieces
 from aniso.tiers.index.dense import DenseMemory, expected_keys, pending_keys
 
 RESTORE_HINT = (
@@ -86,8 +87,17 @@ def _check_dense(db: sqlite_utils.Database, dense: DenseMemory) -> list[str]:
         actual = dense.index.ids()
     except Exception as error:  # report, never crash the checker
         return [f"vector index unreadable: {error}"]
+    # A turn's pieces are optional (`pieces.refresh` derives them overnight): never
+    # missing, and stale only once their turn is gone.
+    turns = pieces.episodes_of(expected)
+    stale_pieces = {
+        k
+        for k in actual
+        if pieces.is_piece(k) and pieces.episode_of(k) not in turns and k not in pending
+    }
+    actual = {k for k in actual if not pieces.is_piece(k)}
     missing = expected - actual - pending
-    stale = actual - expected - pending
+    stale = (actual - expected - pending) | stale_pieces
     if missing or stale:
         return [f"vector index out of step: {len(missing)} missing, {len(stale)} stale"]
     return []

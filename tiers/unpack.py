@@ -18,7 +18,7 @@ import sqlite_utils
 
 from aniso.core.db import transaction
 from aniso.tiers import archive, asking, blocks, links
-from aniso.tiers.index import lexical
+from aniso.tiers.index import lexical, pieces
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.model import MemoryItem
@@ -275,6 +275,11 @@ def deep(
         for source, episode_id in zip(sources, restored_ids, strict=True):
             memory.dense.enqueue("delete", source, at=now)
             memory.dense.enqueue("upsert", episode_key(episode_id), at=now)
+        # A turn's pieces move with it, as its vector does (never embedded here).
+        moved_pieces = _moved_pieces(memory, archived, restored_ids)
+        for source, target in moved_pieces:
+            memory.dense.enqueue("delete", source, at=now)
+            memory.dense.enqueue("upsert", target, at=now)
         links.add(db, new_block, block_id, weight=1.0, reason="restored", at=now)
         links.inherit(db, new_block, block_id, at=now)
         for pointer in pointers:
@@ -295,9 +300,24 @@ def deep(
     # are held, searchable at once, and pushed with the turn's own vector.
     memory.dense.copy(
         [(source, episode_key(e)) for source, e in zip(sources, restored_ids, strict=True)]
+        + moved_pieces
     )
     # Replay the rest of the outbox in order now: an upsert of the old block's summary
     # queued by another process must meet its delete before anyone searches, and the
     # copied vectors stay held, so this embeds nothing of the restore.
     memory.dense.flush(memory.texts_for, keep_held=True)
     return Restored(old_block=block_id, new_block=new_block, episodes=total)
+
+
+def _moved_pieces(
+    memory: TieredMemory, archived: list[dict], restored_ids: list[int]
+) -> list[tuple[str, str]]:
+    """(old key, new key) of each piece of the restored turns (`pieces.split`: the same
+    text splits the same way). A piece the index lacks is left to the next refresh:
+    its queued upsert finds no text to embed and removes the key."""
+    return [
+        (pieces.key(episode["id"], n), pieces.key(new_id, n))
+        for episode, new_id in zip(archived, restored_ids, strict=True)
+        if memory.dense.reads(episode["user_text"])
+        for n in range(len(pieces.split(episode["user_text"])))
+    ]

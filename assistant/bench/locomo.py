@@ -31,6 +31,7 @@ from aniso.bench.measure import spread
 from aniso.core.errors import InputError
 from aniso.scheduler import nights
 from aniso.tiers.blocks import counts_by_tier
+from aniso.tiers.index import pieces
 
 KS = (5, 10, 20)
 BUDGETS = (1000, 2000)
@@ -363,6 +364,9 @@ def _prepare(
         nightly(conversation.end, now)
     else:
         replay(conversation, memory)
+        # The questions come after the nights that follow the last session: hot only
+        # compacts nothing, but the nightly run still derives a turn's pieces.
+        pieces.refresh(memory.db, memory.dense)
     state["blocks"] = counts_by_tier(memory.db)
     return recaller(services, now=now, tiers=tiers, state=state), state
 

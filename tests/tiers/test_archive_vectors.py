@@ -3,12 +3,11 @@ and erased with everything else by forget."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import nights
+from helpers import cold_thread
 
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
@@ -36,17 +35,7 @@ def services(llm, clock: SimulatedClock, data_dir: Path) -> Services:  # type: i
 
 def cold_garden(services: Services, clock: SimulatedClock) -> int:
     """The garden thread, compacted to a cold capsule; returns its block id."""
-    for text in GARDEN:
-        services.assistant.send(text)
-        clock.advance(timedelta(minutes=2))
-    clock.advance(timedelta(hours=8))
-    services.assistant.send("Unrelated: my car needs new winter tyres soon")
-    nights(services, clock, 120)
-    (block,) = services.db.execute(
-        "SELECT block_id FROM archive WHERE status = 'archived' "
-        "GROUP BY block_id HAVING count(*) = ?",
-        [len(GARDEN)],
-    ).fetchone()
+    block = cold_thread(services, clock, GARDEN)
     tier = services.db.execute("SELECT tier FROM blocks WHERE id = ?", [block]).fetchone()[0]
     assert tier == "cold"
     return block

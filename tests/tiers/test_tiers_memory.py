@@ -120,7 +120,7 @@ def test_reindex_rebuilds_derived_stores(memory: TieredMemory, clock: SimulatedC
     memory.db.execute("DELETE FROM episode_fts")
     memory.dense.index.reset()
     assert memory.recall("Elbrus climb", now=clock()).items == []
-    assert rebuild(memory.db, memory) == {"episodes": 1, "blocks": 0, "archived": 0}
+    assert rebuild(memory.db, memory) == {"episodes": 1, "blocks": 0, "archived": 0, "pieces": 0}
     assert memory.recall("Elbrus climb", now=clock()).items[0].text.startswith("Mount Elbrus")
 
 

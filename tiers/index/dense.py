@@ -72,8 +72,10 @@ def pending_keys(db: sqlite3.Connection | sqlite_utils.Database) -> set[str]:
 
 
 def parse_key(key: str) -> tuple[str, int]:
+    """(kind, id) of a key; a piece's (`p:{episode}:{n}`, `aniso.tiers.index.pieces`)
+    id is its episode's."""
     kind, _, number = key.partition(":")
-    return kind, int(number)
+    return kind, int(number.partition(":")[0])
 
 
 def best_first(score: float, key: str) -> tuple[float, str, int]:
@@ -191,6 +193,16 @@ class DenseMemory:
         """Keep the vector of an upsert already queued in the outbox, to push it later
         (`push_held`); until then `search` finds it as if it were in the index."""
         self._held[key] = np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def held_keys(self) -> set[str]:
+        """The keys whose vectors are held, not yet pushed (`hold`)."""
+        return set(self._held)
+
+    def drop_held(self, keys: Sequence[str]) -> None:
+        """Forget held vectors without pushing them: an erasure's, whose keys it deletes
+        from the index itself (a turn's pieces, which have no delete in the outbox)."""
+        for key in keys:
+            self._held.pop(key, None)
 
     def copy(self, pairs: Sequence[tuple[str, str]]) -> list[str]:
         """Give each target key its source key's vector, without embedding: held, to
@@ -346,6 +358,9 @@ class DenseMemory:
         except StoreError as error:
             self._degrade(error)
             return 0, 0
+        # A turn's pieces are optional derived vectors, refreshed on their own
+        # (`pieces.refresh`, after this in the nightly run): neither missing nor stale here.
+        actual = {key for key in actual if not key.startswith("p:")}
         stale = sorted(actual - expected - pending - set(self._held))
         missing = sorted(expected - actual - pending - set(self._held))
         if stale:
@@ -378,6 +393,28 @@ class DenseMemory:
             (key, float(min(1.0, max(-1.0, c)))) for key, c in zip(held, cosines, strict=True)
         )
         return sorted(merged.items(), key=lambda hit: best_first(hit[1], hit[0]))[:k]
+
+    def cosines(self, keys: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """The cosine of each key's stored vector (held or in the index) with `vector`,
+        read back, not embedded; a key the index lacks, or an index that cannot be read
+        back, is left out."""
+        found = {key: self._held[key] for key in keys if key in self._held}
+        wanted = [key for key in keys if key not in found]
+        reader = getattr(self.index, "vectors", None) if wanted else None
+        if reader is not None:
+            try:
+                ids, matrix, _ = reader(wanted)
+            except StoreError as error:
+                self._degrade(error)
+            else:
+                found.update((key, matrix[i]) for i, key in enumerate(ids))
+        if not found:
+            return {}
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        matrix = np.vstack(list(found.values()))
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+        values = (matrix @ query) / np.maximum(norms, 1e-12)
+        return {key: float(c) for key, c in zip(found, values, strict=True)}
 
     def requeue_all(self) -> None:
         """After the index was lost: queue every searchable item again."""

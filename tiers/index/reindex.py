@@ -13,7 +13,7 @@ from aniso.core.db import transaction
 from aniso.core.errors import StoreError
 from aniso.core.ports import Progress
 from aniso.tiers import archive, links, when
-from aniso.tiers.index import lexical, vector_erasure
+from aniso.tiers.index import lexical, pieces, vector_erasure
 from aniso.tiers.index.dense import archive_key, block_key, episode_key
 from aniso.tiers.memory import TieredMemory
 from aniso.tiers.text import CYRILLIC, UKRAINIAN_WRITING
@@ -36,7 +36,7 @@ def rebuild(
         db.execute(f"DELETE FROM {lexical.BLOCKS}")
         for row in db.query("SELECT id, user_text, at FROM episodes"):
             lexical.index_episode(db, row["id"], row["user_text"], row["at"])
-        for episode_id, text, at in _archived(db):
+        for episode_id, text, at in archive.packed_turns(db):
             lexical.index_episode(db, episode_id, text, at)
         fill_contexts(db)
         for block_id, words in _block_words(db):
@@ -55,8 +55,10 @@ def rebuild(
     )
     items = [(episode_key(r["id"]), r["user_text"]) for r in rows]
     items += [(block_key(r["id"]), r["summary"]) for r in blocks]
-    packed = _archived(db)
+    packed = archive.packed_turns(db)
     items += [(archive_key(episode_id), text) for episode_id, text, _ in packed]
+    split = pieces.wanted(db, memory.dense.reads)  # a turn's pieces: derived, rebuilt too
+    items += list(split.items())
     advance = progress(len(items)) if progress is not None else None
     for start in range(0, len(items), BATCH):
         chunk = items[start : start + BATCH]
@@ -66,7 +68,12 @@ def rebuild(
         )
         if advance is not None:
             advance(len(chunk))
-    return {"episodes": len(rows), "blocks": len(blocks), "archived": len(packed)}
+    return {
+        "episodes": len(rows),
+        "blocks": len(blocks),
+        "archived": len(packed),
+        "pieces": len(split),
+    }
 
 
 PENDING_CONTEXT = "episode_context"
@@ -106,7 +113,7 @@ def restem_ukrainian(db: sqlite_utils.Database) -> None:
     hold a Ukrainian letter, the turns' context table if there was one, and the terms
     of blocks that hold an old Ukrainian stem; then clear the note. Only these rows'
     stems changed, so a Russian or English history is read and left as it is."""
-    archived = _archived(db)
+    archived = archive.packed_turns(db)
     live = db.execute("SELECT id, user_text, at FROM episodes").fetchall()
     found = False
     for episode_id, text, at in [*live, *archived]:
@@ -203,15 +210,5 @@ def turns(
     context index is derived from (`lexical.index_contexts`). `archived` spares a
     caller that has unpacked the archive already a second pass."""
     live = [(r[0], r[1], r[2]) for r in db.execute("SELECT id, user_text, at FROM episodes")]
-    packed = _archived(db) if archived is None else archived
+    packed = archive.packed_turns(db) if archived is None else archived
     return live + [(i, text, at) for i, text, at in packed if at is not None]
-
-
-def _archived(db: sqlite_utils.Database) -> list[tuple[int, str, str | None]]:
-    """Archived episodes not restored, with their words and time: findable while packed."""
-    return [
-        (episode_id, (episode := archive.unpack(payload))["user_text"], episode.get("at"))
-        for episode_id, payload in db.execute(
-            "SELECT episode_id, payload FROM archive WHERE status = 'archived' ORDER BY episode_id"
-        )
-    ]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from aniso.core.errors import StoreError
-from aniso.tiers.index import vectors
+from aniso.tiers.index import pieces, vectors
 from aniso.tiers.index.dense import DenseMemory
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,12 @@ def erase(
     result = VectorErasure({"deleted": len(keys), "verified": False, "rebuilt": False})
     try:
         index = dense.index
+        if keys:
+            # A turn's pieces go with it, held ones (a restore's copies) included: the
+            # bytes of each must vanish too. `forget --all` names every key already.
+            owned = pieces.owned_by(index.ids() | dense.held_keys(), pieces.episodes_of(keys))
+            dense.drop_held(owned)
+            keys = list(dict.fromkeys([*keys, *owned]))
         if keys and isinstance(index, vectors.ChromaIndex):
             _, matrix, _ = index.vectors(list(keys))
             result.forgotten = signatures(matrix)
@@ -95,20 +101,25 @@ def renew(dense: DenseMemory, *, drop: set[str], everything: bool = False) -> se
     `import --replace` start from an empty index this way too."""
     index = dense.index
     folder = index.folder if isinstance(index, vectors.ChromaIndex) else None
+    erased = pieces.episodes_of(drop)  # a dropped turn's pieces are dropped with it
     if everything:
         ids: list[str] = []
         matrix = np.zeros((0, 0), dtype=np.float32)
         metas: list[dict[str, Any]] = []
     elif isinstance(index, vectors.ChromaIndex):
         ids, matrix, metas = index.vectors()
-        keep = [i for i, key in enumerate(ids) if key not in drop]
+        keep = [
+            i
+            for i, key in enumerate(ids)
+            if key not in drop and not (pieces.is_piece(key) and pieces.episode_of(key) in erased)
+        ]
         ids, metas = [ids[i] for i in keep], [metas[i] for i in keep]
         matrix = matrix[keep] if len(keep) else np.zeros((0, 0), dtype=np.float32)
     else:  # another VectorIndex: its own reset and delete are all it offers
         if everything:
             index.reset()
         elif drop:
-            index.delete(sorted(drop))
+            index.delete(sorted(drop | set(pieces.owned_by(index.ids(), erased))))
         return set()
     if folder is None:
         index.reset()
