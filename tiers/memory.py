@@ -884,6 +884,8 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
     turn, which takes `PIECE_SHARE` of the best of its own cosine and its pieces' and
     the rest from its own."""
     asked = CANDIDATES
+    if dense.turn_share < 1.0:  # one search, not two, where pieces outnumber turns
+        asked = min(WIDEST, math.ceil(CANDIDATES * START_MARGIN / dense.turn_share))
     for _ in range(4):
         hits = dense.search(vector, k=asked)
         turns = sum(1 for key, _ in hits if key[0] in "ea")
@@ -901,6 +903,7 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
             break
         asked = wider
     full = len(hits) >= asked and turns < CANDIDATES
+    dense.turn_share = _turn_share(hits)
     own: dict[str, float] = {}
     best_piece: dict[int, float] = {}
     for key, cosine in hits:
@@ -914,7 +917,13 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
         # search stopped short of CANDIDATES turns, a turn below it may not be, and a
         # turn lifted only to there could take its place.
         below = min(cosine for _, cosine in hits) if full else -1.0
-        own = _with_pieces(dense, own, best_piece, vector, below=below)
+        ranked_own = sorted((c for k, c in own.items() if k[0] in "ea"), reverse=True)
+        if len(ranked_own) >= CANDIDATES:
+            # A turn met only through a piece has its own cosine under the last turn
+            # hit's; it cannot pass the CANDIDATES-th turn unless even that bound does.
+            below = max(below, ranked_own[CANDIDATES - 1])
+        last = min(cosine for _, cosine in hits)
+        own = _with_pieces(dense, own, best_piece, vector, below=below, last=last)
     ranked = sorted(own.items(), key=lambda hit: best_first(hit[1], hit[0]))
     kept: list[tuple[str, float]] = []
     turns_kept = 0
@@ -928,6 +937,8 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
 
 WIDEST = 20 * CANDIDATES
 """The most hits one search by meaning asks for while it widens."""
+START_MARGIN = 1.25
+"""How much wider than the last search's share of turns calls for the next one starts."""
 PIECE_SHARE = 0.5
 """A turn's share of the best cosine of its own vector and its pieces'; the rest is its
 own. Hot only, R@10 / within 1,000 tokens, 0 (no pieces) → 0.5 → 0.7: LoCoMo 26
@@ -937,6 +948,19 @@ own. Hot only, R@10 / within 1,000 tokens, 0 (no pieces) → 0.5 → 0.7: LoCoMo
 gained, and 26 fell to 0.8117 / 0.9156 in the prototype (DESIGN-NOTES.md)."""
 
 
+def _turn_share(hits: list[tuple[str, float]]) -> float:
+    """CANDIDATES over the hits it took to meet CANDIDATES turns (all the turns met
+    over all hits if fewer); 1 with no piece among them."""
+    if not any(pieces.is_piece(key) for key, _ in hits):
+        return 1.0
+    turns = 0
+    for rank, (key, _) in enumerate(hits, start=1):
+        turns += key[0] in "ea"
+        if turns == CANDIDATES:
+            return CANDIDATES / rank
+    return max(turns, 1) / len(hits)
+
+
 def _with_pieces(
     dense: DenseMemory,
     own: dict[str, float],
@@ -944,6 +968,7 @@ def _with_pieces(
     vector: np.ndarray,
     *,
     below: float = -1.0,
+    last: float = 1.0,
 ) -> dict[str, float]:
     """The turns' cosines lifted by their pieces'. A turn met only through a piece is
     added under its live (`e:`) or archived (`a:`) key with its own cosine read back
@@ -951,9 +976,17 @@ def _with_pieces(
     refresh). Not the last turn's cosine, an upper bound: LoCoMo 26 fell from 0.8294 /
     0.9200 to 0.8161 / 0.8967 with it even at PIECE_SHARE 0, as turns that the search
     had ranked below the cut came back at the cut. Such a turn lifted to no more than
-    `below` is left out too."""
+    `below` is left out too, and is not read back if its lift from `last`, the last
+    hit's cosine and so above its own, could not pass `below` either."""
     by_episode = {int(key[2:]): key for key in own if not key.startswith("b:")}
-    unseen = [e for e in best_piece if e not in by_episode]
+    # A turn the search did not return has its own cosine under `last`, the last hit's:
+    # one whose lift could not pass `below` even from there is not read back.
+    unseen = [
+        e
+        for e in best_piece
+        if e not in by_episode
+        and PIECE_SHARE * max(last, best_piece[e]) + (1 - PIECE_SHARE) * last > below
+    ]
     if unseen:
         packed = archive.packed_of(dense.db, unseen)
         live = {

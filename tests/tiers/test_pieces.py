@@ -108,6 +108,7 @@ class Dense:
         self.own = {k: c for k, c in hits.items() if not pieces.is_piece(k)}
         self.db = db
         self.asked: list[int] = []
+        self.turn_share = 1.0
 
     def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
         self.asked.append(k)
@@ -166,6 +167,10 @@ def test_with_no_share_the_pieces_change_no_candidate(monkeypatch: pytest.Monkey
     with_pieces = Dense({**turns, **split}, owners(ids))
     assert _turn_candidates(with_pieces, np.zeros(3)) == _turn_candidates(alone, np.zeros(3))  # type: ignore[arg-type]
     assert len(with_pieces.asked) <= 3
+    # The next search starts at the share of turns it met: once, not again.
+    with_pieces.asked = []
+    assert _turn_candidates(with_pieces, np.zeros(3)) == _turn_candidates(alone, np.zeros(3))  # type: ignore[arg-type]
+    assert len(with_pieces.asked) == 1
 
     monkeypatch.setattr(tiered, "PIECE_SHARE", 0.5)
     lifted = dict(_turn_candidates(with_pieces, np.zeros(3)))  # type: ignore[arg-type]

@@ -107,6 +107,9 @@ class DenseMemory:
         self._notices: list[str] = []
         self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
         self._held: dict[str, np.ndarray] = {}  # queued in the outbox, not yet pushed
+        self.turn_share = 1.0
+        """The share of turns among the last search's hits where a turn's pieces share
+        the index (`memory._turn_candidates`): the next search starts wide enough."""
 
     @property
     def index(self) -> VectorIndex:
