@@ -30,6 +30,7 @@ class RankedIndex:
         ranked = [f"b:{n}" for n in range(summaries)] + [f"e:{n}" for n in range(turns)]
         self.ranked = [(key, 0.9 - i * 0.001) for i, key in enumerate(ranked)]
         self.asked: list[int] = []
+        self.turn_share = 1.0  # no pieces: `DenseMemory.turn_share`
 
     def search(self, vector: np.ndarray, *, k: int) -> list[tuple[str, float]]:
         self.asked.append(k)
