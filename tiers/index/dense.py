@@ -108,8 +108,9 @@ class DenseMemory:
         self._recent: dict[str, np.ndarray] = {}  # process memory only, never persisted
         self._held: dict[str, np.ndarray] = {}  # queued in the outbox, not yet pushed
         self.turn_share = 1.0
-        """The share of turns among the last search's hits where a turn's pieces share
-        the index (`memory._turn_candidates`): the next search starts wide enough."""
+        """Turns per hit in the last search by meaning, counted up to its hundredth
+        turn, where a turn's pieces share the index (`memory._turn_candidates`): the
+        next search starts wide enough to meet that many turns at once."""
 
     @property
     def index(self) -> VectorIndex:
