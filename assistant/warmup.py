@@ -58,6 +58,7 @@ the heavy imports still overlap."""
 def warm(settings: Settings) -> None:
     """Everything a turn would otherwise load itself, the guard's engine included (the
     TUI, whose first message is not known yet): `warm_caches`, then `warm_loads`."""
+    serialise_ast_parsing()  # the TUI warms on a worker beside its own threads
     warm_caches()
     warm_loads(settings, guard=True)
 
@@ -174,6 +175,7 @@ def start(
     REPL) `settle`s once the loads are done."""
 
     ready = threading.Event()
+    serialise_ast_parsing()
 
     def guarded(name: str, work: Callable[[], None]) -> threading.Thread:
         def run() -> None:
@@ -198,6 +200,34 @@ def start(
     threads = [guarded("model", lambda: prepare_model(settings))]
     threads.append(guarded("warm-up", warm_up))
     return Warming(tuple(threads), ready)
+
+
+_AST_PARSE = threading.RLock()  # a collection inside a parse may run a finalizer that parses
+
+
+def serialise_ast_parsing() -> None:
+    """Let one thread at a time build a syntax tree (`ast.parse`, which
+    `ast.literal_eval` calls too), before the warm-up's threads start.
+
+    Why: CPython 3.11 keeps the AST constructor's recursion depth in the
+    interpreter's state, not the thread's. The warm-up imports libraries on three
+    threads, and some of them parse source while they load; a collection or a switch
+    of threads in the middle of one tree let another change the depth, and
+    `ask hello` failed once in a CI run with "SystemError: AST constructor recursion
+    depth mismatch (before=66, after=24)" (cpython gh-106905). Parsing is
+    milliseconds, rare after start-up, and never on the chat's path."""
+    import ast
+
+    if getattr(ast.parse, "serialised", False):
+        return
+    parse = ast.parse
+
+    def serialised(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with _AST_PARSE:
+            return parse(*args, **kwargs)
+
+    serialised.serialised = True  # type: ignore[attr-defined]
+    ast.parse = serialised
 
 
 def wait(warming: Warming) -> None:

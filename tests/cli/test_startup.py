@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import python_output, run_cli
 
 HEAVY = ("litellm", "presidio_analyzer", "chromadb", "llama_cpp", "spacy", "sqlite_utils")
 
@@ -222,3 +222,38 @@ def test_a_lasting_process_freezes_what_start_up_built() -> None:
     )
     before, after, old = (int(n) for n in _printed(code).split())
     assert before == 0 and after > 1000 and old == 0
+
+
+def test_syntax_trees_are_built_one_thread_at_a_time() -> None:
+    """CPython 3.11 keeps the AST constructor's depth per interpreter: two threads
+    parsing at once failed `ask hello` with a SystemError (`warmup.serialise_ast_parsing`)."""
+    out = python_output(
+        """
+import ast, threading, time
+active, most = 0, 0
+inner = ast.parse
+def counting(*args, **kwargs):
+    global active, most
+    active += 1
+    most = max(most, active)
+    time.sleep(0.001)
+    try:
+        return inner(*args, **kwargs)
+    finally:
+        active -= 1
+ast.parse = counting
+from aniso import warmup
+warmup.serialise_ast_parsing()
+once = ast.parse
+warmup.serialise_ast_parsing()
+assert ast.parse is once
+def work():
+    for _ in range(50):
+        assert ast.literal_eval("[{'a': (1, 2)}, [3, [4, [5]]]]")
+threads = [threading.Thread(target=work) for _ in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("most at once", most)
+"""
+    )
+    assert "most at once 1" in out
