@@ -916,13 +916,13 @@ def _turn_candidates(dense: DenseMemory, vector: np.ndarray) -> list[tuple[str, 
         # Every turn above the last hit by its own vector is among the hits; if the
         # search stopped short of CANDIDATES turns, a turn below it may not be, and a
         # turn lifted only to there could take its place.
-        below = min(cosine for _, cosine in hits) if full else -1.0
+        last = min(cosine for _, cosine in hits)
+        below = last if full else -1.0
         ranked_own = sorted((c for k, c in own.items() if k[0] in "ea"), reverse=True)
         if len(ranked_own) >= CANDIDATES:
             # A turn met only through a piece has its own cosine under the last turn
             # hit's; it cannot pass the CANDIDATES-th turn unless even that bound does.
             below = max(below, ranked_own[CANDIDATES - 1])
-        last = min(cosine for _, cosine in hits)
         own = _with_pieces(dense, own, best_piece, vector, below=below, last=last)
     ranked = sorted(own.items(), key=lambda hit: best_first(hit[1], hit[0]))
     kept: list[tuple[str, float]] = []

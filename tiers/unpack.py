@@ -312,12 +312,11 @@ def deep(
 def _moved_pieces(
     memory: TieredMemory, archived: list[dict], restored_ids: list[int]
 ) -> list[tuple[str, str]]:
-    """(old key, new key) of each piece of the restored turns (`pieces.split`: the same
-    text splits the same way). A piece the index lacks is left to the next refresh:
+    """(old key, new key) of each piece of the restored turns (`pieces.of_turn`: the
+    same text splits the same way). A piece the index lacks is left to the next refresh:
     its queued upsert finds no text to embed and removes the key."""
     return [
         (pieces.key(episode["id"], n), pieces.key(new_id, n))
         for episode, new_id in zip(archived, restored_ids, strict=True)
-        if memory.dense.reads(episode["user_text"])
-        for n in range(len(pieces.split(episode["user_text"])))
+        for n in range(len(pieces.of_turn(episode["user_text"], memory.dense.reads)))
     ]

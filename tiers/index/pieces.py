@@ -74,6 +74,13 @@ def split(text: str) -> list[str]:
     return [head + piece for piece in merged] if len(merged) > 1 else []
 
 
+def of_turn(text: str, reads: Callable[[str], bool]) -> list[str]:
+    """The pieces a turn gets: `split`, if the embedder reads the text (`reads`,
+    `DenseMemory.reads`: an English-only model's vectors of a Cyrillic sentence are weak
+    evidence, and recall leans on stems there anyway)."""
+    return split(text) if reads(text) else []
+
+
 def key(episode_id: int, number: int) -> str:
     return f"p:{episode_id}:{number}"
 
@@ -99,16 +106,12 @@ def episodes_of(keys: Iterable[str]) -> set[int]:
 
 
 def wanted(db: sqlite_utils.Database, reads: Callable[[str], bool]) -> dict[str, str]:
-    """Every piece SQLite's turns call for, live or archived, by key. `reads` says which
-    texts the embedder reads (`DenseMemory.reads`): an English-only model's vectors of a
-    Cyrillic sentence are weak evidence, and recall leans on stems there anyway."""
+    """Every piece SQLite's turns call for, live or archived, by key (`of_turn`)."""
     found: dict[str, str] = {}
     turns = [(r[0], r[1]) for r in db.execute("SELECT id, user_text FROM episodes")]
     turns += [(i, text) for i, text, _ in archive.packed_turns(db)]
     for episode_id, text in turns:
-        if not reads(text):
-            continue
-        for number, piece in enumerate(split(text)):
+        for number, piece in enumerate(of_turn(text, reads)):
             found[key(episode_id, number)] = piece
     return found
 

@@ -108,11 +108,8 @@ def renew(dense: DenseMemory, *, drop: set[str], everything: bool = False) -> se
         metas: list[dict[str, Any]] = []
     elif isinstance(index, vectors.ChromaIndex):
         ids, matrix, metas = index.vectors()
-        keep = [
-            i
-            for i, key in enumerate(ids)
-            if key not in drop and not (pieces.is_piece(key) and pieces.episode_of(key) in erased)
-        ]
+        dropped = drop | set(pieces.owned_by(ids, erased))
+        keep = [i for i, key in enumerate(ids) if key not in dropped]
         ids, metas = [ids[i] for i in keep], [metas[i] for i in keep]
         matrix = matrix[keep] if len(keep) else np.zeros((0, 0), dtype=np.float32)
     else:  # another VectorIndex: its own reset and delete are all it offers
