@@ -19,13 +19,8 @@ import sqlite_utils
 from aniso.core.db import select_in
 from aniso.core.tokens import count_tokens
 from aniso.tiers.memory import FORM_OF_TIER
-from aniso.tiers.model import MemoryItem, Quote
+from aniso.tiers.model import MemoryItem, Quote, quoted
 from aniso.tiers.text import stems
-
-
-def quoted(quotes: Sequence[Quote]) -> str:
-    """The archived turns a block quotes, one a line, each with its day."""
-    return "\n".join(f'Said on {q.at.date().isoformat()}: "{q.text.strip()}"' for q in quotes)
 
 
 def render(
@@ -35,8 +30,9 @@ def render(
     query: str,
     quotes: Sequence[Quote] = (),
 ) -> str:
-    """A capsule in words: the gist, its anchors (those the query named first), then
-    the archived turns that matched, word for word, or else the keywords that did."""
+    """A capsule in words: the gist, its anchors (those the query named first; with
+    quotes, only those), then the archived turns that matched, word for word, or else
+    the keywords that did."""
     asked = set(stems(query))
 
     def matched(word: str) -> bool:
@@ -44,6 +40,10 @@ def render(
 
     lines = [gist.strip()]
     ordered = sorted(anchors, key=lambda anchor: not matched(anchor))
+    if quotes:
+        # The quoted turns say what matched in the user's words; an anchor beside them
+        # earns its tokens only when the query named it.
+        ordered = [anchor for anchor in ordered if matched(anchor)]
     if ordered:
         lines.append("Mentioned: " + ", ".join(ordered) + ".")
     hits = [word for word in keywords if matched(word)]
@@ -78,6 +78,9 @@ def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) 
     seen: set[int] = set()
     for item in items:
         form = FORM_OF_TIER.get(item.tier, "full")
+        if item.alone:  # a further archived turn, at its own rank: its quote is its text
+            shown.append(replace(item, form=form) if item.form != form else item)
+            continue
         if item.tier != "cold" or item.block_id not in capsules:
             shown.append(_with_quotes(item, form))
             continue

@@ -35,7 +35,7 @@ from aniso.tiers.index.dense import (
     episode_key,
     parse_key,
 )
-from aniso.tiers.model import MemoryItem, Quote
+from aniso.tiers.model import MemoryItem, Quote, quoted
 from aniso.tiers.text import stems
 
 DENSE_FLOOR = 0.2  # below this cosine, MiniLM neighbours are unrelated text
@@ -330,7 +330,7 @@ class TieredMemory:
         if lists.asks_for_list(query):
             ranked = self._diversify(ranked, query)
         ranked = self._with_neighbours(ranked, exclude=excluded)
-        ranked = _quotes_in_place(ranked)
+        ranked = _quotes_in_place(ranked, floor=_floor(ranked))
         deduped = _dedupe(ranked, limit=limit)
         if is_outdated is not None:
             deduped = [_mark_outdated(item, is_outdated) for item in deduped]
@@ -786,6 +786,9 @@ class _Hit:
     """What a named speaker's turn multiplied the score by (`SPEAKER_WEIGHT`): the
     relevance floor is read from scores before it, so favouring one speaker's turns
     ranks the others lower but drops none of them."""
+    alone: bool = False
+    """An archived turn shown at its own rank, apart from its block's gist
+    (`_quotes_in_place`)."""
 
     def item(self) -> MemoryItem:
         return MemoryItem(
@@ -799,6 +802,7 @@ class _Hit:
             ref=self.ref,
             score=round(self.score, 6),
             quotes=self.quotes,
+            alone=self.alone,
         )
 
 
@@ -1159,27 +1163,61 @@ def _lift_archived(
     return lifted
 
 
-def _quotes_in_place(hits: list[_Hit]) -> list[_Hit]:
-    """Each gist keeps its best quote, and a further one only where that turn would
-    rank live: at least as high as the hit that follows the gist.
+def _quotes_in_place(hits: list[_Hit], *, floor: float = 0.0) -> list[_Hit]:
+    """Each gist keeps its best quote, and a further one where that turn would rank
+    live: at least as high as the hit that follows the gist. A further quote that
+    would rank lower is shown on its own (`_Hit.alone`) where that turn would rank: after
+    its gist, before the first hit from which on every hit scores below it (the list
+    is not sorted: a turn's neighbours follow it whatever their scores). One below
+    `floor`, the relevance floor (`_relevant`), is not shown.
 
     The quotes ride at their block's rank; a weaker one took a place of the top 10
     that a better turn held hot-only ("what product does Priya design?": a capsule's
-    second and third quotes, at 0.39 and 0.36, pushed the answer, 0.56, out)."""
+    second and third quotes, at 0.39 and 0.36, pushed the answer, 0.56, out). Dropped
+    instead, it was lost where the same turn live ranked 14th ("When did Melanie
+    paint a sunrise?": the capsule ranked first on another of its turns)."""
+    after = [0.0] * (len(hits) + 1)  # the best score from each position on
+    for index in range(len(hits) - 1, -1, -1):
+        after[index] = max(hits[index].score, after[index + 1])
+    placed: list[_Hit] = []
+    pending: list[_Hit] = []
     for index, hit in enumerate(hits):
+        while pending and pending[0].score > after[index]:
+            placed.append(pending.pop(0))
+        placed.append(hit)
         if len(hit.quotes) < 2:
             continue
         following = hits[index + 1].score if index + 1 < len(hits) else 0.0
-        kept = [
-            (quote, share)
-            for position, (quote, share) in enumerate(
-                zip(hit.quotes, hit.quote_shares, strict=True)
-            )
-            if position == 0 or hit.score * share >= following
+        pairs = list(zip(hit.quotes, hit.quote_shares, strict=True))
+        stays = [n == 0 or hit.score * share >= following for n, (_, share) in enumerate(pairs)]
+        kept = [pair for pair, stay in zip(pairs, stays, strict=True) if stay]
+        pending += [
+            _alone(hit, quote, hit.score * share)
+            for (quote, share), stay in zip(pairs, stays, strict=True)
+            if not stay and hit.score * share >= floor
         ]
+        pending.sort(key=_hit_order)
         hit.quotes = tuple(quote for quote, _ in kept)
         hit.quote_shares = tuple(share for _, share in kept)
-    return hits
+    return placed + pending
+
+
+def _alone(gist: _Hit, quote: Quote, score: float) -> _Hit:
+    """An archived turn of `gist`'s block shown at its own rank, as its quote alone."""
+    return _Hit(
+        key=archive_key(quote.episode_id),
+        score=score,
+        block_id=gist.block_id,
+        tier=gist.tier,
+        at=quote.at,
+        text=quoted((quote,)),
+        episode_id=None,
+        ref=None,
+        quotes=(quote,),
+        quote_shares=(1.0,),
+        gain=gist.gain,
+        alone=True,
+    )
 
 
 def _restored_order(
@@ -1291,10 +1329,15 @@ def _mix_criticality(hits: list[_Hit], found: dict[int, ActualityInputs], weight
 def _relevant(hits: list[_Hit]) -> list[_Hit]:
     """The hits worth a place in the prompt: a hit far weaker than the best one is
     noise that only costs tokens."""
+    floor = _floor(hits)
+    return [hit for hit in hits if hit.score >= floor] if floor > 0 else hits
+
+
+def _floor(hits: Sequence[_Hit]) -> float:
+    """The least score worth a place (`_relevant`); 0 with no floor."""
     if not hits or RELEVANCE_FLOOR <= 0:
-        return hits
-    floor = RELEVANCE_FLOOR * max(hit.score / hit.gain for hit in hits)
-    return [hit for hit in hits if hit.score >= floor]
+        return 0.0
+    return RELEVANCE_FLOOR * max(hit.score / hit.gain for hit in hits)
 
 
 def _dedupe(hits: list[_Hit], *, limit: int) -> list[MemoryItem]:

@@ -6,6 +6,7 @@ so adding or renaming a tier is one edit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -31,6 +32,11 @@ class Quote:
     ref: str | None = None
 
 
+def quoted(quotes: Sequence[Quote]) -> str:
+    """The archived turns a block quotes, one a line, each with its day."""
+    return "\n".join(f'Said on {q.at.date().isoformat()}: "{q.text.strip()}"' for q in quotes)
+
+
 @dataclass(frozen=True)
 class MemoryItem:
     """One recalled memory, with the provenance the UI and benchmarks rely on.
@@ -50,6 +56,9 @@ class MemoryItem:
     score: float = 0.0
     quotes: tuple[Quote, ...] = ()
     """Archived turns of an old block that matched the query, best first (`gist`)."""
+    alone: bool = False
+    """A further archived turn of an old block, shown at its own rank as its quote
+    alone, apart from the block's gist (`memory._quotes_in_place`)."""
 
     @property
     def refs(self) -> tuple[str, ...]:

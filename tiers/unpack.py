@@ -73,11 +73,10 @@ def choose(
         for item in items[:UNPACK_WINDOW]
         if item.tier != "hot" and item.score >= score and item.block_id in restorable
     ]
-    quotes = {
-        item.block_id: [quote.text for quote in item.quotes]
-        for item in items[:UNPACK_WINDOW]
-        if item.quotes
-    }
+    # A block's gist and the turns of it shown alone (`MemoryItem.alone`) quote it.
+    quotes: dict[int, list[str]] = {}
+    for item in items[:UNPACK_WINDOW]:
+        quotes.setdefault(item.block_id, []).extend(quote.text for quote in item.quotes)
     lacking = gist_lacks(memory.db, query, candidates, quotes) if is_question(query) else set()
     return blocks_to_unpack(
         query,

@@ -71,6 +71,8 @@ def item_dict(item: MemoryItem, *, now: Any) -> dict[str, Any]:
         "quotes": [
             {"episode_id": quote.episode_id, "date": quote.at.isoformat()} for quote in item.quotes
         ],
+        # An archived turn shown at its own rank, apart from its block's gist.
+        "alone": item.alone,
     }
 
 

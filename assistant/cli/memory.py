@@ -31,6 +31,9 @@ def item_json(item: MemoryItem) -> dict[str, Any]:
         "tokens": item.tokens,
         "score": item.score,
         "text": item.text,
+        # Added beside the older keys: an archived turn shown at its own rank, apart
+        # from its block's gist.
+        "alone": item.alone,
     }
 
 

@@ -4,7 +4,8 @@ signal ("tell me more about that" after the gist) unpacks it deeply."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ from fakes import ScriptedLLM
 from aniso.core.clock import SimulatedClock
 from aniso.core.settings import load_settings
 from aniso.services import Services, build, make_compactor
-from aniso.tiers import gist, unpack_state
+from aniso.tiers import gist, unpack, unpack_state
 from aniso.tiers.blocks import GAP
+from aniso.tiers.model import MemoryItem, Quote, quoted
 
 YOGA = [
     "My yoga studio is Lotus Flow on Rua Augusta in Lisbon",
@@ -63,7 +65,12 @@ def test_a_passing_mention_shows_the_capsule_and_changes_nothing(
     assert services.controller.restored == []
     shown = [item for item in services.controller.last_context if item.block_id == block]
     assert [item.form for item in shown] == ["gist"]
-    assert "Mentioned: " in shown[0].text and "Lotus Flow" in shown[0].text
+    # The turns it quotes name the place; anchors the message did not name stay out.
+    assert shown[0].quotes and "Lotus Flow" in shown[0].text
+    anchors = services.db.execute("SELECT anchors FROM blocks WHERE id = ?", [block]).fetchone()
+    unasked = [a for a in json.loads(anchors[0]) if a not in ("Lotus Flow", "Lisbon")]
+    mentioned = [line for line in shown[0].text.splitlines() if line.startswith("Mentioned:")]
+    assert unasked and not any(a in line for line in mentioned for a in unasked)
     assert state(services, block) == before, "no restore, and a gist shown is no use"
 
 
@@ -91,6 +98,63 @@ def test_a_capsule_names_its_anchors_and_what_matched() -> None:
         "Mentioned: Porto, Lisbon.",
         "Matched: tram, Porto.",
     ]
+
+
+def test_a_capsule_with_quotes_names_only_the_anchors_asked_about() -> None:
+    """The quoted turns say what matched; an anchor beside them costs tokens of the
+    budget the other memories need, unless the question named it."""
+    quote = Quote(episode_id=3, at=datetime(2026, 5, 2, tzinfo=UTC), text="The tram to Porto")
+    text = gist.render(
+        "That was about a trip, in May 2026.", ["tram"], ["Lisbon", "Porto"], "Porto tram", [quote]
+    )
+    assert text.splitlines() == [
+        "That was about a trip, in May 2026.",
+        "Mentioned: Porto.",
+        'Said on 2026-05-02: "The tram to Porto"',
+    ]
+    bare = gist.render("That was about a trip.", [], ["Lisbon"], "what tram", [quote])
+    assert "Mentioned" not in bare
+
+
+def test_a_turn_shown_alone_keeps_its_own_form_and_words(
+    services: Services, clock: SimulatedClock
+) -> None:
+    """A further archived turn at its own rank is shown as its quote, once, beside
+    its block's capsule; the capsule still appears once."""
+    block = cold_yoga(services, clock)
+    quote = Quote(episode_id=2, at=clock(), text=YOGA[1], ref="D1:2")
+    capsule = MemoryItem(block_id=block, tier="cold", at=clock(), text="g", tokens=1, score=2.0)
+    alone = MemoryItem(
+        block_id=block, tier="cold", at=clock(), text=quoted([quote]), tokens=20, score=1.0,
+        quotes=(quote,), alone=True,
+    )  # fmt: skip
+    shown = gist.present(services.db, "classes", [capsule, capsule, alone])
+    assert [item.alone for item in shown] == [False, True]
+    assert shown[1].text == f'Said on {clock().date().isoformat()}: "{YOGA[1]}"'
+    assert shown[1].form == "gist" and shown[1].refs == ("D1:2",)
+
+
+def test_a_turn_shown_alone_does_not_hide_what_its_gist_quotes(
+    services: Services, clock: SimulatedClock
+) -> None:
+    """Whether a gist can answer reads every quote of its block in the top items, the
+    gist's and those shown alone: the gist's quote answers, so nothing is restored."""
+    block = cold_yoga(services, clock)
+
+    def said(number: int, text: str) -> Quote:
+        return Quote(episode_id=number, at=clock(), text=text)
+
+    capsule = MemoryItem(
+        block_id=block, tier="cold", at=clock(), text="g", tokens=1, score=2.0,
+        quotes=(said(2, YOGA[1]),),
+    )  # fmt: skip
+    alone = replace(capsule, score=1.0, quotes=(said(3, "the mat is blue"),), alone=True)
+    question = "when do the Lotus Flow yoga classes start?"
+    chosen, _ = unpack.choose(services.memory, question, [capsule, alone], set())
+    assert chosen == []
+    # Without the gist's quote the block cannot answer, and it is restored.
+    chosen, _ = unpack.choose(services.memory, question, [replace(capsule, quotes=())], set())
+    assert chosen == [block]
 
 
 def test_the_state_of_the_last_turn_expires_after_a_gap(

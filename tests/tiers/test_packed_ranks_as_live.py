@@ -94,12 +94,51 @@ def test_a_gist_keeps_a_further_quote_only_where_that_turn_would_rank() -> None:
         hit = _live(0, 9, 0.6)
         return replace(hit, key="b:9", episode_id=None, quotes=quotes, quote_shares=shares)
 
-    # 0.6 × 0.9 = 0.54 outranks the next hit (0.5); 0.6 × 0.5 = 0.3 does not.
+    # 0.6 × 0.9 = 0.54 outranks the next hit (0.5); 0.6 × 0.5 = 0.3 does not, and
+    # is shown at its own rank, between 0.5 and 0.1, as that turn would rank live.
     ranked = _quotes_in_place([gist((1.0, 0.9, 0.5)), _live(20, 3, 0.5), _live(21, 3, 0.1)])
     assert [quote.ref for quote in ranked[0].quotes] == ["D1:1", "D1:2"]
     assert ranked[0].quote_shares == (1.0, 0.9)
+    assert [hit.key for hit in ranked] == ["b:9", "e:20", "a:3", "e:21"]
+    placed = ranked[2]
+    assert placed.alone and placed.score == pytest.approx(0.3)
+    assert [quote.ref for quote in placed.quotes] == ["D1:3"] and placed.block_id == 9
+    assert placed.item().refs == ("D1:3",) and placed.item().alone
     # The best quote stays whatever follows: it is what the gist was found by.
     alone = _quotes_in_place([gist((0.2, 0.1, 0.1)), _live(20, 3, 0.9)])
     assert [quote.ref for quote in alone[0].quotes] == ["D1:1"]
+    assert [hit.key for hit in alone] == ["b:9", "e:20", "a:2", "a:3"]
     # Last in the list, nothing follows it: every quote stays.
     assert len(_quotes_in_place([gist((1.0, 0.1, 0.1))])[0].quotes) == 3
+
+
+def test_a_turn_shown_alone_follows_its_gist_in_a_list_not_sorted() -> None:
+    """The neighbours of the best hits are put right after them (`_with_neighbours`),
+    so the list is not sorted: a turn shown alone still comes after its own gist."""
+    quotes = tuple(
+        Quote(episode_id=n, at=datetime(2024, 1, 1, tzinfo=UTC), text=f"q{n}", ref=f"D1:{n}")
+        for n in (1, 2)
+    )
+    gist = replace(
+        _live(0, 9, 0.6), key="b:9", episode_id=None, quotes=quotes, quote_shares=(1.0, 0.5)
+    )
+    # A strong hit, then its weaker neighbour, then the gist, then the rest.
+    hits = [_live(1, 3, 0.9), _live(2, 3, 0.05), gist, _live(20, 4, 0.4), _live(21, 4, 0.2)]
+    ranked = _quotes_in_place(hits)
+    assert [hit.key for hit in ranked] == ["e:1", "e:2", "b:9", "e:20", "a:2", "e:21"]
+
+
+def test_a_turn_shown_alone_waits_for_a_moved_neighbour_and_the_floor() -> None:
+    """A neighbour moved up beside its hit keeps its own low score: a quote goes after
+    the hits that outscore it, not between a hit and its neighbour; and one under the
+    relevance floor is not shown at all."""
+    quotes = tuple(
+        Quote(episode_id=n, at=datetime(2024, 1, 1, tzinfo=UTC), text=f"q{n}", ref=f"D1:{n}")
+        for n in (1, 2, 3)
+    )
+    gist = replace(
+        _live(0, 9, 0.9), key="b:9", episode_id=None, quotes=quotes, quote_shares=(1, 0.5, 0.05)
+    )
+    hits = [gist, _live(10, 3, 0.8), _live(11, 3, 0.1), _live(30, 4, 0.7), _live(31, 4, 0.6)]
+    ranked = _quotes_in_place(hits, floor=0.27)
+    assert [hit.key for hit in ranked] == ["b:9", "e:10", "e:11", "e:30", "e:31", "a:2"]
