@@ -79,7 +79,7 @@ def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) 
     for item in items:
         form = FORM_OF_TIER.get(item.tier, "full")
         if item.alone:  # a further archived turn, at its own rank: its quote is its text
-            shown.append(replace(item, form=form) if item.form != form else item)
+            shown.append(_in_form(item, form))
             continue
         if item.tier != "cold" or item.block_id not in capsules:
             shown.append(_with_quotes(item, form))
@@ -99,6 +99,10 @@ def present(db: sqlite_utils.Database, query: str, items: Sequence[MemoryItem]) 
 def _with_quotes(item: MemoryItem, form: str) -> MemoryItem:
     """A warm item as it is, marked incomplete, with the archived turns it quotes."""
     if not item.quotes:
-        return replace(item, form=form) if item.form != form else item
+        return _in_form(item, form)
     text = f"{item.text.strip()}\n{quoted(item.quotes)}"
     return replace(item, form=form, text=text, tokens=count_tokens(text))
+
+
+def _in_form(item: MemoryItem, form: str) -> MemoryItem:
+    return replace(item, form=form) if item.form != form else item
