@@ -293,13 +293,18 @@ def first_name(word: str) -> str:
     for lang in dictionaries(lowered):  # the likelier language's dictionary first, alone
         names = names or [p for p in _parse(lang, lowered) if "Name" in str(p.tag)]
     if any("nomn" in str(p.tag) for p in names):
-        return word[:1].upper() + word[1:].lower()
+        return _capitalised(word)
     for p in names:
         if "Name" in str(p.tag):
             nominative = p.inflect({"nomn"})
             form = nominative.word if nominative is not None else p.normal_form
-            return str(form).capitalize()
+            return _capitalised(str(form))
     return word[:1].upper() + word[1:]
+
+
+def _capitalised(name: str) -> str:
+    """Each part of a name capitalised: "анна-мария" -> "Анна-Мария"."""
+    return "-".join(part.capitalize() for part in name.split("-"))
 
 
 def is_place_word(word: str) -> bool:

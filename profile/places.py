@@ -689,6 +689,27 @@ def _plausible(written: str, primary: bool, place: Place) -> bool:
     return len(written) >= 4 and (primary or population >= BIG_OTHER_NAME)
 
 
+_COMPOUND_HEAD = re.compile(r"-([a-z][\w'’ʼ]*)")
+SHORT_OTHER_NAME = 3
+"""Letters of the longest other name that heads a compound as a word of its own."""
+
+
+def _glued_short_name(text: str, start: int, end: int, entry: Entry) -> bool:
+    """Whether a short Latin word that is only some place's other name heads a compound
+    ("Rom-coms": "Rom" is Rome in German). A word of three letters is a word's stem as often
+    as a place's name. A city's own name heads a compound as the place ("Toronto-based"),
+    as do a longer other name ("Kiev-based", "München-based"), initials in capitals
+    ("LA-based"), a name that goes on after the hyphen ("Sao-paulo"), and a Russian or
+    Ukrainian form, which GeoNames lists as another name and a particle may follow ("в
+    Казани-то")."""
+    written = text[start:end]
+    if entry[0] or len(written) > SHORT_OTHER_NAME or not written.isascii() or written.isupper():
+        return False
+    tail = _COMPOUND_HEAD.match(text, end)
+    # "Sao-paulo": the word after the hyphen goes on with the place's own name.
+    return tail is not None and fold(tail.group(1)) not in fold(entry[2].name).split()
+
+
 @dataclass(frozen=True)
 class Mention:
     place: Place
@@ -708,6 +729,8 @@ def mentions(text: str) -> list[Mention]:
         for size in range(min(LONGEST, len(words) - position), 0, -1):
             start, end = words[position].start(), words[position + size - 1].end()
             entry = _entry(text[start:end])
+            if entry is not None and _glued_short_name(text, start, end, entry):
+                entry = None  # "Rom-coms": another name of Rome's, glued into a word
             if entry is not None and _plausible(text[start:end], entry[0], entry[2]):
                 place, taken = entry[2], 0
                 qualified = _qualified(text, words, position + size, text[start:end])

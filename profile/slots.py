@@ -624,13 +624,19 @@ _NOT_NAMES = frozenset(
 """Words that follow "call me" or "I'm" without naming anyone ("call me after 6pm")."""
 
 
+def _a_modifier(word: str) -> bool:
+    """ "I'm Berlin-born", "I'm Toronto-based": where the user is from, not a double name
+    ("Anna-Maria", "Jean-luc")."""
+    return _FROM_THERE.search(word) is not None
+
+
 def _name_value(word: str, *, strong: bool) -> str | None:
     word = word.strip("'ʼ-")
     title = _TITLE.match(word)
     if title:  # "Dr. Okafor": the title is part of how the user wants to be addressed
         rest = _name_value(word[title.end() :], strong=True)
         return f"{title.group().strip().capitalize()} {rest}" if rest else None
-    if len(word) < 2 or any(char.isdigit() for char in word):
+    if len(word) < 2 or any(char.isdigit() for char in word) or _a_modifier(word):
         return None
     if word.lower() in _NOT_NAMES or (word.isupper() and not strong):
         return None  # "address me as such", "i'm NOT allergic"

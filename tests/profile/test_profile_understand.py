@@ -79,6 +79,48 @@ def test_common_words_are_not_places() -> None:
     assert places.mentions("живу в мире и согласии") == []
 
 
+def test_a_short_other_name_heading_a_compound_is_no_place() -> None:
+    # "Rom" is Rome in German; glued to "-coms" it is a film genre.
+    assert places.mentions("I love Rom-coms") == []
+    assert "timezone" not in {op.field for op in understand("I love Rom-coms").ops}
+    assert [m.place.name for m in places.mentions("I live in Rom")] == ["Rome"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Toronto-based designer", "Toronto"),  # a city's own name
+        ("a Kiev-based designer", "Kyiv"),  # a longer other name
+        ("an LA-based designer", "Los Angeles"),  # initials
+        ("I live in Sao-paulo", "São Paulo"),  # the name goes on after the hyphen
+        ("я живу в Казани-то", "Kazan"),  # a Cyrillic form, then a particle
+    ],
+)
+def test_a_place_heading_a_compound_stays_a_place(text: str, place: str) -> None:
+    assert [m.place.name for m in places.mentions(text)] == [place]
+
+
+@pytest.mark.parametrize("text", ["I'm Berlin-born", "I'm Toronto-based", "im Lisbon-based"])
+def test_a_place_compound_after_i_am_is_no_name(text: str) -> None:
+    assert "name" not in {op.field for op in understand(text).ops}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi, I'm Anna-Maria", "Anna-Maria"),
+        ("call me Mary-Kate", "Mary-Kate"),
+        ("I'm Jean-luc", "Jean-luc"),  # as a phone capitalises it
+        ("call me Dr. Smith-jones", "Dr. Smith-jones"),
+        ("Привет, я Анна-Мария", "Анна-Мария"),
+        ("я Анна-мария", "Анна-Мария"),
+        ("мене звати ганна-марія", "Ганна-Марія"),
+    ],
+)
+def test_a_double_name_is_a_name(text: str, name: str) -> None:
+    assert ("set", "name", name) in values(text)
+
+
 def test_a_pronoun_is_no_place_through_its_lemma() -> None:
     # "ньому" is a form of "він", which GeoNames lists for Vinh (Vietnam).
     assert places.mentions("а я в ньому не дуже розбираюсь") == []
