@@ -38,7 +38,7 @@ def render(
     def matched(word: str) -> bool:
         return bool(set(stems(word)) & asked)
 
-    lines = [gist.strip()]
+    lines = [_unquoted_lead(gist.strip(), quotes)]
     ordered = sorted(anchors, key=lambda anchor: not matched(anchor))
     if quotes:
         # The quoted turns say what matched in the user's words; an anchor beside them
@@ -54,6 +54,21 @@ def render(
     elif hits:
         lines.append("Matched: " + ", ".join(hits) + ".")
     return "\n".join(line for line in lines if line)
+
+
+LEAD_WORDS = 3
+
+
+def _unquoted_lead(gist: str, quotes: Sequence[Quote]) -> str:
+    """The gist without its lead when a quote says the lead in full: the extractive
+    gist's frame ("That was about …, in <month>:") then its most telling sentence, which
+    is often the very turn quoted below it, and would cost its tokens twice."""
+    frame, colon, lead = gist.partition(": ")
+    said = lead.rstrip("…").strip()
+    # Three words at least, as the gist's sentences have: "Yes." is in many a turn.
+    if colon and len(said.split()) >= LEAD_WORDS and any(said in q.text for q in quotes):
+        return frame + "."
+    return gist
 
 
 def shown_last(items: Sequence[MemoryItem]) -> list[int]:

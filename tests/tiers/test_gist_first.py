@@ -116,6 +116,30 @@ def test_a_capsule_with_quotes_names_only_the_anchors_asked_about() -> None:
     assert "Mentioned" not in bare
 
 
+def test_a_gists_lead_a_quote_says_in_full_is_not_said_twice() -> None:
+    """The extractive gist leads with its block's most telling sentence, often the turn
+    a question matched; quoted below it, that turn would cost its tokens twice."""
+    at = datetime(2024, 1, 9, tzinfo=UTC)
+    lead = 'Tom: You said "never again" after that 10K in October.'
+    quote = Quote(episode_id=3, at=at, text=lead)
+    text = gist.render(f"That was about 10k, in January 2024: {lead}", [], [], "10k race", [quote])
+    assert text.splitlines() == [
+        "That was about 10k, in January 2024.",
+        'Said on 2024-01-09: "Tom: You said "never again" after that 10K in October."',
+    ]
+    # A lead clipped to the gist's length is a prefix of the quoted turn: said in full.
+    frame = "That was about 10k, in January 2024:"
+    clipped = gist.render(f"{frame} Tom: You said…", [], [], "", [quote])
+    assert clipped.splitlines()[0] == "That was about 10k, in January 2024."
+    # Another turn quoted, or none: the lead stays, the one sentence the block is told by.
+    other = Quote(episode_id=4, at=at, text="Signed up for the spring half marathon.")
+    kept = f"That was about 10k, in January 2024: {lead}"
+    assert gist.render(kept, [], [], "race", [other]).splitlines()[0] == kept
+    assert gist.render(kept, ["10k"], [], "10k").splitlines()[0] == kept
+    # A lead too short to be told apart from any turn's words stays.
+    assert gist.render(f"{frame} Yes.", [], [], "", [quote]).splitlines()[0] == f"{frame} Yes."
+
+
 def test_a_turn_shown_alone_keeps_its_own_form_and_words(
     services: Services, clock: SimulatedClock
 ) -> None:
