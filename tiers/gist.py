@@ -63,10 +63,10 @@ def _unquoted_lead(gist: str, quotes: Sequence[Quote]) -> str:
     """The gist without its lead when a quote says the lead in full: the extractive
     gist's frame ("That was about …, in <month>:") then its most telling sentence, which
     is often the very turn quoted below it, and would cost its tokens twice."""
-    frame, colon, lead = gist.partition(": ")
+    frame, _, lead = gist.partition(": ")
     said = lead.rstrip("…").strip()
     # Three words at least, as the gist's sentences have: "Yes." is in many a turn.
-    if colon and len(said.split()) >= LEAD_WORDS and any(said in q.text for q in quotes):
+    if frame.strip() and len(said.split()) >= LEAD_WORDS and any(said in q.text for q in quotes):
         return frame + "."
     return gist
 
