@@ -20,7 +20,8 @@ from aniso.core.db import select_in
 from aniso.core.tokens import count_tokens
 from aniso.tiers.memory import FORM_OF_TIER
 from aniso.tiers.model import MemoryItem, Quote, quoted
-from aniso.tiers.text import stems
+from aniso.tiers.summarize import FRAME
+from aniso.tiers.text import sentences, stems
 
 
 def render(
@@ -60,14 +61,24 @@ LEAD_WORDS = 3
 
 
 def _unquoted_lead(gist: str, quotes: Sequence[Quote]) -> str:
-    """The gist without its lead when a quote says the lead in full: the extractive
-    gist's frame ("That was about …, in <month>:") then its most telling sentence, which
-    is often the very turn quoted below it, and would cost its tokens twice."""
+    """The gist without its lead when a quote says that sentence itself. The extractive
+    gist is a frame ("That was about …, in <month>:") and the block's most telling
+    sentence, which is often the very turn quoted below it, and would cost its tokens
+    twice. The lead must be one of the quote's sentences (or, clipped with "…", the
+    start of one), not words inside another ("My sister thinks I am moving…"), and
+    three words at least. An LLM's gist has no such frame and is kept whole."""
     frame, _, lead = gist.partition(": ")
-    said = lead.rstrip("…").strip()
-    # Three words at least, as the gist's sentences have: "Yes." is in many a turn.
-    if frame.strip() and len(said.split()) >= LEAD_WORDS and any(said in q.text for q in quotes):
-        return frame + "."
+    if not frame.startswith(FRAME):
+        return gist
+    clipped = lead.rstrip().endswith("…")
+    said = " ".join(lead.rstrip().rstrip("…").split())
+    if len(said.split()) < LEAD_WORDS:
+        return gist
+    for quote in quotes:
+        for sentence in sentences(quote.text):
+            whole = " ".join(sentence.split())
+            if whole == said or (clipped and whole.startswith(said + " ")):
+                return frame + "."
     return gist
 
 

@@ -29,6 +29,9 @@ MAX_KEYWORDS = 12
 MAX_ANCHORS = 12  # warm keeps this many; the cold capsule fewer
 CAPSULE_ANCHORS = 6
 GIST_WORDS = 26  # the whole gist, its "That was about ..., in <month>:" frame included
+FRAME = "That was about"
+"""How an extractive gist opens: its frame, then its lead, the block's most telling
+sentence (`gist._unquoted_lead` reads the lead back)."""
 GIST_SENTENCES = 2
 
 
@@ -137,7 +140,7 @@ def extractive(
     anchors = _ranked_anchors(texts)
     about = ", ".join(keywords[:2]) if keywords else "a conversation"
     when = _month(start) if _month(start) == _month(end) else f"{_month(start)}–{_month(end)}"
-    frame = f"That was about {about}, in {when}:"
+    frame = f"{FRAME} {about}, in {when}:"
     lead = _clip_words(candidates[order[0]], max(6, GIST_WORDS - len(frame.split())))
     gist = f"{frame} {lead}"
     return Forms(summary=summary, gist=gist, keywords=keywords, anchors=anchors)

@@ -120,24 +120,44 @@ def test_a_gists_lead_a_quote_says_in_full_is_not_said_twice() -> None:
     """The extractive gist leads with its block's most telling sentence, often the turn
     a question matched; quoted below it, that turn would cost its tokens twice."""
     at = datetime(2024, 1, 9, tzinfo=UTC)
-    lead = 'Tom: You said "never again" after that 10K in October.'
-    quote = Quote(episode_id=3, at=at, text=lead)
-    text = gist.render(f"That was about 10k, in January 2024: {lead}", [], [], "10k race", [quote])
-    assert text.splitlines() == [
-        "That was about 10k, in January 2024.",
-        'Said on 2024-01-09: "Tom: You said "never again" after that 10K in October."',
-    ]
-    # A lead clipped to the gist's length is a prefix of the quoted turn: said in full.
     frame = "That was about 10k, in January 2024:"
-    clipped = gist.render(f"{frame} Tom: You said…", [], [], "", [quote])
+    lead = 'Tom: You said "never again" after that 10K in October.'
+    quote = Quote(episode_id=3, at=at, text=f"Ha. {lead}  Still sore.")
+    assert gist.render(f"{frame} {lead}", [], [], "10k race", [quote]).splitlines() == [
+        "That was about 10k, in January 2024.",
+        'Said on 2024-01-09: "Ha. Tom: You said "never again" after that 10K in October.  '
+        'Still sore."',
+    ]
+    # Clipped to the gist's length, the lead is the start of the quoted sentence; the
+    # gist's spaces are squeezed, the turn's are as typed.
+    clipped = gist.render(f'{frame} Tom: You said  "never…', [], [], "", [quote])
     assert clipped.splitlines()[0] == "That was about 10k, in January 2024."
-    # Another turn quoted, or none: the lead stays, the one sentence the block is told by.
-    other = Quote(episode_id=4, at=at, text="Signed up for the spring half marathon.")
-    kept = f"That was about 10k, in January 2024: {lead}"
-    assert gist.render(kept, [], [], "race", [other]).splitlines()[0] == kept
-    assert gist.render(kept, ["10k"], [], "10k").splitlines()[0] == kept
-    # A lead too short to be told apart from any turn's words stays.
-    assert gist.render(f"{frame} Yes.", [], [], "", [quote]).splitlines()[0] == f"{frame} Yes."
+
+
+@pytest.mark.parametrize(
+    ("lead", "quoted_text"),
+    [
+        # Another turn quoted, or words inside another sentence: the lead stays.
+        ("I am moving to Berlin in May.", "My sister thinks I am moving to Berlin in May."),
+        ("10 people came to the party.", "Sorry, 110 people came to the party."),
+        ("Signed up for the race.", "Signed up for the race in spring."),
+        # Too short to be told apart from any turn's words.
+        ("Yes.", "Yes."),
+    ],
+)
+def test_a_gists_lead_stays_unless_a_quote_says_that_sentence(lead: str, quoted_text: str) -> None:
+    quote = Quote(episode_id=4, at=datetime(2024, 1, 9, tzinfo=UTC), text=quoted_text)
+    kept = f"That was about party, in January 2024: {lead}"
+    assert gist.render(kept, [], [], "party", [quote]).splitlines()[0] == kept
+
+
+def test_an_llm_gist_is_kept_whole_beside_its_quotes() -> None:
+    """Only the extractive gist is a frame and a lead; an LLM's colon is its own."""
+    quote = Quote(episode_id=4, at=datetime(2024, 1, 9, tzinfo=UTC), text="Has a dog named Max.")
+    assert gist.render("Pets: Has a dog named Max.", [], [], "dog", [quote]).startswith(
+        "Pets: Has a dog named Max.\n"
+    )
+    assert gist.render(": Has a dog named Max.", [], [], "dog", [quote]).startswith(": Has")
 
 
 def test_a_turn_shown_alone_keeps_its_own_form_and_words(
