@@ -20,7 +20,7 @@ from aniso.core.db import select_in
 from aniso.core.tokens import count_tokens
 from aniso.tiers.memory import FORM_OF_TIER
 from aniso.tiers.model import MemoryItem, Quote, quoted
-from aniso.tiers.summarize import FRAME
+from aniso.tiers.summarize import CLIPPED, FRAME
 from aniso.tiers.text import sentences, stems
 
 
@@ -70,10 +70,11 @@ def _unquoted_lead(gist: str, quotes: Sequence[Quote]) -> str:
     frame, _, lead = gist.partition(": ")
     if not frame.startswith(FRAME):
         return gist
-    clipped = lead.rstrip().endswith("…")
-    said = " ".join(lead.rstrip().rstrip("…").split())
-    if len(said.split()) < LEAD_WORDS:
+    clipped = lead.rstrip().endswith(CLIPPED)
+    words = lead.rstrip().removesuffix(CLIPPED).split()
+    if len(words) < LEAD_WORDS:
         return gist
+    said = " ".join(words)
     for quote in quotes:
         for sentence in sentences(quote.text):
             whole = " ".join(sentence.split())

@@ -33,6 +33,8 @@ FRAME = "That was about"
 """How an extractive gist opens: its frame, then its lead, the block's most telling
 sentence (`gist._unquoted_lead` reads the lead back)."""
 GIST_SENTENCES = 2
+CLIPPED = "…"
+"""What ends a sentence cut to a word limit."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def salience(texts: Sequence[str]) -> list[float]:
 
 def _clip_words(text: str, limit: int) -> str:
     parts = text.split()
-    return text if len(parts) <= limit else " ".join(parts[:limit]) + "…"
+    return text if len(parts) <= limit else " ".join(parts[:limit]) + CLIPPED
 
 
 def _month(at: datetime) -> str:
