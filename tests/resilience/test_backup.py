@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 from fakes import ScriptedLLM
@@ -43,8 +44,18 @@ print(n)
 
 
 def count(path: Path) -> int:
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT count(*) FROM episodes").fetchone()[0]
+    """Episodes stored so far; none while the writer is still creating the schema.
+
+    The writer's first connection makes the file before its tables, so a poll can
+    see a database with no `episodes` table yet: that is "not going yet", not a fault.
+    """
+    with closing(sqlite3.connect(path)) as db:
+        try:
+            return db.execute("SELECT count(*) FROM episodes").fetchone()[0]
+        except sqlite3.OperationalError as error:
+            if "no such table" not in str(error):
+                raise
+            return 0
 
 
 def wait_for(predicate, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
