@@ -290,6 +290,7 @@ class TieredMemory:
             limit=CANDIDATES,
             now=now,
             context_weight=PREDECESSOR_WEIGHT,
+            prefixes=True,
         )
         packed = archive.packed_of(self.db, [i for i, _ in episode_hits])
         lexical_hits = [
@@ -298,7 +299,7 @@ class TieredMemory:
         lexical_blocks = [
             (block_key(i), score)
             for i, score in lexical.search_scored(
-                self.db, lexical.BLOCKS, query, limit=CANDIDATES // 3
+                self.db, lexical.BLOCKS, query, limit=CANDIDATES // 3, prefixes=True
             )
         ]
         excluded = set(exclude_episodes)
@@ -419,7 +420,12 @@ class TieredMemory:
             self.db, lexical.EPISODES, seeds, skip=set(stems(query)), most=SECOND_PASS_TERMS
         )
         found = lexical.search_terms(
-            self.db, lexical.EPISODES, list(terms), limit=CANDIDATES // 2, counts=terms
+            self.db,
+            lexical.EPISODES,
+            list(terms),
+            limit=CANDIDATES // 2,
+            counts=terms,
+            prefixes=True,
         )
         if not found:
             return scores

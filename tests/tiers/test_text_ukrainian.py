@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import snowballstemmer
 from helpers import found_on_reopen
 
@@ -80,6 +81,30 @@ def test_a_ukrainian_question_finds_another_case_of_its_words(
     assert "коліні" in memory.recall(question, now=clock()).items[0].text
     found = lexical.search_scored(memory.db, lexical.EPISODES, "квартирою на поверсі", limit=10)
     assert [i for i, _ in found][:1] == [ids["ми"]]
+
+
+def test_recall_finds_a_ukrainian_word_whose_stem_alternates(
+    data_dir: Path, clock: SimulatedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "листівці" (on the card) and "листівку" (the card) have stems apart, к and ц:
+    recall finds the turn by the words' shared beginning (`lexical.PREFIX_LETTERS`)."""
+    memory = make_memory(load_settings(), open_db(data_dir))
+    for text in (
+        "Соломія: учні принесли мені величезну листівку, всі підписали",
+        "Остап: ми нарешті переїхали, нова квартира на четвертому поверсі",
+        "Соломія: записалась на напівмарафон у квітні, тренуюсь тричі на тиждень",
+        "Остап: на роботі знову дедлайн, тестуємо реліз до п'ятниці",
+    ):
+        memory.store(text, at=clock(), session="s")
+    memory.dense.flush(memory.texts_for)
+    question = "Що намалювали на листівці?"
+    best = memory.recall(question, now=clock()).items[0]
+    assert "листівку" in best.text
+    # The search by meaning reads no Ukrainian well: the words' beginning is what
+    # ranks the turn, and without it the turn scores less.
+    monkeypatch.setattr(lexical, "PREFIX_LETTERS", 0)
+    alone = memory.recall(question, now=clock()).items
+    assert best.score > max(item.score for item in alone if "листівку" in item.text)
 
 
 def test_an_existing_data_dir_stems_its_ukrainian_rows_anew_on_open(

@@ -1,7 +1,9 @@
 """The lexical index: SQLite FTS5 over Snowball stems.
 
 Text is stemmed before it is indexed (and queries are stemmed the same way), so
-"вегетарианка" finds "вегетарианки" and "researching" finds "researched". Episodes
+"вегетарианка" finds "вегетарианки" and "researching" finds "researched"; recall
+also finds a Cyrillic word by its first letters, where an alternation splits the
+stems ("листівці", "листівку"; `prefix_expression`). Episodes
 and block forms (warm summaries, cold capsules) have separate tables keyed by id.
 The index is derived from SQLite and rebuilt by `aniso reindex`.
 """
@@ -15,7 +17,7 @@ import sqlite_utils
 
 from aniso.core.db import select_in
 from aniso.tiers import blocks, when
-from aniso.tiers.text import match_expression, query_terms, stems
+from aniso.tiers.text import CYRILLIC, match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
 BLOCKS = "block_fts"
@@ -38,6 +40,17 @@ CONTEXT_GAP = blocks.GAP
 # at 250 it still cost up to +17% CPU p95 at 10k, at 100 +2%; LoCoMo and the synthetic
 # conversations rank the same at both.
 CONTEXT_COMMON_ROWS = 100
+# A Cyrillic query stem also finds the words that begin with its first PREFIX_LETTERS
+# letters (`prefix_expression`), in recall's searches only. Snowball strips endings,
+# not the alternations and derivations of Russian and Ukrainian ("переехал" and
+# "переезд", "листівку" and "листівці"); a shared beginning is the classic remedy for
+# such languages (McNamee and Mayfield, 2004). Leave-one-out over synthetic_ru and
+# synthetic_uk (the other conversations hold no Cyrillic): 4 was chosen on one and 6
+# on the other, each a gain on the one left out; 6, since the two tie pooled and four
+# letters are often a verb prefix alone ("пере", "расс"), which begins many words and
+# costs many rows (DESIGN-NOTES).
+PREFIX_LETTERS = 6
+LAST_LETTER = "\U0010ffff"  # sorts after any letter: the end of a prefix's range
 
 
 def stemmed(text: str) -> str:
@@ -146,25 +159,30 @@ def search_scored(
     limit: int,
     now: datetime | None = None,
     context_weight: float = 0.0,
+    prefixes: bool = False,
 ) -> list[tuple[int, float]]:
     """(row id, BM25 relevance) best first; relevance is positive, higher is better.
     Given `now`, the query's time expressions ("in June", "last week") search too.
 
     FTS5's `rank` column is its bm25() (lower is better), and ordering by it lets
-    SQLite keep only the best `limit` rows instead of sorting every match.
+    SQLite keep only the best `limit` rows instead of sorting every match. With
+    `prefixes`, Cyrillic stems also find the words they begin (`prefix_expression`):
+    recall wants them, and a search that proves a word is gone (`forget`) must not.
     """
     terms = query_terms(query)
     if now is not None:
         terms += [term for term in when.terms(query, now) if term not in terms]
     if context_weight <= 0 or table != EPISODES:
-        return search_terms(db, table, terms, limit=limit)
+        return search_terms(db, table, terms, limit=limit, prefixes=prefixes)
     counts = document_counts(db, table, terms)
     kept = selective_terms(db, table, terms, counts=counts)
-    own = search_terms(db, table, kept, limit=limit, counts={})
+    own = search_terms(db, table, kept, limit=limit, counts={}, prefixes=prefixes)
     # A context row holds two turns' words: a term common in turns is twice as common
     # here, and scoring its rows is what a search costs. Such terms barely rank.
     rarer = [term for term in kept if counts.get(term, 0) <= CONTEXT_COMMON_ROWS]
-    before = search_terms(db, CONTEXT, rarer, limit=limit, counts={}) if rarer else []
+    before = (
+        search_terms(db, CONTEXT, rarer, limit=limit, counts={}, prefixes=prefixes) if rarer else []
+    )
     merged = dict(own)
     for rowid, score in before:
         merged[rowid] = merged.get(rowid, 0.0) + context_weight * score
@@ -178,10 +196,14 @@ def search_terms(
     *,
     limit: int,
     counts: dict[str, int] | None = None,
+    prefixes: bool = False,
 ) -> list[tuple[int, float]]:
     """`search_scored` for terms already stemmed (a second pass reads them off the
     index, with their row `counts`: `selective_terms` need not read them again)."""
-    expression = match_expression(selective_terms(db, table, terms, counts=counts))
+    kept = selective_terms(db, table, terms, counts=counts)
+    expression = match_expression(kept)
+    if prefixes and expression:
+        expression = " OR ".join(filter(None, [expression, prefix_expression(db, table, kept)]))
     if not expression:
         return []
     rows = db.execute(
@@ -189,6 +211,35 @@ def search_terms(
         [expression, limit],
     ).fetchall()
     return [(row[0], -float(row[1])) for row in rows]
+
+
+def prefix_expression(db: sqlite_utils.Database, table: str, terms: list[str]) -> str:
+    """FTS5 prefix queries for the Cyrillic `terms` longer than PREFIX_LETTERS: their
+    first PREFIX_LETTERS letters, each kept only while the words it begins are held by
+    few rows (COMMON_ROWS; CONTEXT_COMMON_ROWS for the context table), so a search
+    stays bounded as memory grows, as `selective_terms` keeps it for whole stems.
+
+    Row counts are read from the fts5vocab view over the prefix's range of terms,
+    which the view reads by its index; they add up each word's rows, an upper bound.
+    The context table has no view; its rows are turns, so the turns' own counts."""
+    if not PREFIX_LETTERS:
+        return ""
+    wanted = dict.fromkeys(
+        term[:PREFIX_LETTERS]
+        for term in terms
+        if len(term) > PREFIX_LETTERS and CYRILLIC.search(term)
+    )
+    vocabulary = VOCABULARY.get(table, VOCABULARY[EPISODES])
+    common = CONTEXT_COMMON_ROWS if table == CONTEXT else COMMON_ROWS
+    kept = []
+    for prefix in wanted:
+        rows = db.execute(
+            f"SELECT sum(doc) FROM {vocabulary} WHERE term >= ? AND term < ?",
+            [prefix, prefix + LAST_LETTER],
+        ).fetchone()[0]
+        if rows and rows <= common:
+            kept.append(f'"{prefix}" *')
+    return " OR ".join(kept)
 
 
 def selective_terms(
