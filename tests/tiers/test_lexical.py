@@ -79,6 +79,10 @@ def test_recall_finds_a_cyrillic_word_by_its_beginning_and_forget_does_not(
     assert found("когда переезд?", prefixes=False) == []
     assert lexical.search(db, lexical.EPISODES, "листівці", limit=10) == []
     assert found("who researched it?", prefixes=True) == found("who researched it?", prefixes=False)
+    # Only a beginning of Cyrillic letters: no Latin word, no number with a unit glued on.
+    for stem in ("research", "1234567км", "iphone-ом", "кто-нибуд"):
+        assert lexical.prefix_expression(db, lexical.EPISODES, [stem]) == ""
+    assert lexical.prefix_expression(db, lexical.EPISODES, ["листивц"]) == '"листив" *'
     # A stem no longer than the prefix is read whole: "лист" finds the letter, not the card.
     assert found("лист", prefixes=True) == [4]
 

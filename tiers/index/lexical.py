@@ -10,6 +10,7 @@ The index is derived from SQLite and rebuilt by `aniso reindex`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -17,7 +18,7 @@ import sqlite_utils
 
 from aniso.core.db import select_in
 from aniso.tiers import blocks, when
-from aniso.tiers.text import CYRILLIC, match_expression, query_terms, stems
+from aniso.tiers.text import match_expression, query_terms, stems
 
 EPISODES = "episode_fts"
 BLOCKS = "block_fts"
@@ -50,6 +51,9 @@ CONTEXT_COMMON_ROWS = 100
 # letters are often a verb prefix alone ("пере", "расс"), which begins many words and
 # costs many rows (DESIGN-NOTES).
 PREFIX_LETTERS = 6
+# Only a beginning of Cyrillic letters is searched: "1234567км" or "iphone-ом" would
+# begin digits or a Latin word, and a hyphen splits the beginning into two words.
+CYRILLIC_LETTERS = re.compile(r"[а-яёіїєґ]+")
 LAST_LETTER = "\U0010ffff"  # sorts after any letter: the end of a prefix's range
 
 
@@ -214,20 +218,22 @@ def search_terms(
 
 
 def prefix_expression(db: sqlite_utils.Database, table: str, terms: list[str]) -> str:
-    """FTS5 prefix queries for the Cyrillic `terms` longer than PREFIX_LETTERS: their
-    first PREFIX_LETTERS letters, each kept only while the words it begins are held by
-    few rows (COMMON_ROWS; CONTEXT_COMMON_ROWS for the context table), so a search
-    stays bounded as memory grows, as `selective_terms` keeps it for whole stems.
+    """FTS5 prefix queries for the `terms` longer than PREFIX_LETTERS whose first
+    PREFIX_LETTERS characters are all Cyrillic letters: those characters, each kept
+    only while the words it begins are held by few rows (COMMON_ROWS;
+    CONTEXT_COMMON_ROWS for the context table), so a search stays bounded as memory
+    grows, as `selective_terms` keeps it for whole stems.
 
     Row counts are read from the fts5vocab view over the prefix's range of terms,
-    which the view reads by its index; they add up each word's rows, an upper bound.
+    which the view seeks by its index; they add up each word's rows, an upper bound,
+    and reading them costs what the whole stems' counts cost: each word's postings.
     The context table has no view; its rows are turns, so the turns' own counts."""
     if not PREFIX_LETTERS:
         return ""
     wanted = dict.fromkeys(
         term[:PREFIX_LETTERS]
         for term in terms
-        if len(term) > PREFIX_LETTERS and CYRILLIC.search(term)
+        if len(term) > PREFIX_LETTERS and CYRILLIC_LETTERS.fullmatch(term[:PREFIX_LETTERS])
     )
     vocabulary = VOCABULARY.get(table, VOCABULARY[EPISODES])
     common = CONTEXT_COMMON_ROWS if table == CONTEXT else COMMON_ROWS
