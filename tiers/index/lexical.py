@@ -1,10 +1,10 @@
 """The lexical index: SQLite FTS5 over Snowball stems.
 
 Text is stemmed before it is indexed (and queries are stemmed the same way), so
-"вегетарианка" finds "вегетарианки" and "researching" finds "researched"; recall
-also finds a Cyrillic word by its first letters, where an alternation splits the
-stems ("листівці", "листівку"; `prefix_expression`). Episodes
-and block forms (warm summaries, cold capsules) have separate tables keyed by id.
+"вегетарианка" finds "вегетарианки" and "researching" finds "researched"; recall also
+finds a Cyrillic word by its first letters where an alternation splits the stems
+("листівці", "листівку"; `prefix_expression`). Episodes and block forms (warm
+summaries, cold capsules) have separate tables keyed by id.
 The index is derived from SQLite and rebuilt by `aniso reindex`.
 """
 
